@@ -1,0 +1,60 @@
+#!/usr/bin/env node
+// Installs what the stack needs and is missing; does nothing when all is there (npm prestart/pretest).
+// Plain JavaScript on purpose: it runs before any npm package is installed.
+import { execFileSync, spawnSync } from "node:child_process"
+import { existsSync, readFileSync, statSync } from "node:fs"
+import { dirname, join } from "node:path"
+import { fileURLToPath } from "node:url"
+
+const root = join(dirname(fileURLToPath(import.meta.url)), "..")
+
+/** Debian packages and a command each one provides, to tell whether it is installed. */
+const SYSTEM_PACKAGES = [
+  // Reference renderers and page counts for the tests and benchmarks.
+  { pkg: "poppler-utils", provides: "pdfinfo" },
+  { pkg: "mupdf-tools", provides: "mutool" },
+  // Real browser for the UI tests (driven by playwright-core).
+  { pkg: "chromium", provides: "chromium" },
+  // Fonts for text measurement and for pages whose fonts are not embedded.
+  { pkg: "fonts-dejavu-core", file: "/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf" },
+  { pkg: "fonts-liberation2", file: "/usr/share/fonts/truetype/liberation2/LiberationSans-Regular.ttf" }
+]
+
+const log = (message) => console.log(`[setup] ${message}`)
+
+const hasCommand = (command) => spawnSync("sh", ["-c", `command -v ${command}`], { stdio: "ignore" }).status === 0
+
+function installNodeModules() {
+  const marker = join(root, "node_modules", ".package-lock.json")
+  const lock = join(root, "package-lock.json")
+  const current = existsSync(marker) && statSync(marker).mtimeMs >= statSync(lock).mtimeMs &&
+    existsSync(join(root, "node_modules", "effect"))
+  if (current) return
+  log("installing npm packages (npm ci)")
+  execFileSync("npm", ["ci", "--no-audit", "--no-fund"], { cwd: root, stdio: "inherit" })
+}
+
+function installSystemPackages() {
+  const missing = SYSTEM_PACKAGES.filter(({ provides, file }) => (provides ? !hasCommand(provides) : !existsSync(file)))
+  if (missing.length === 0) return
+  const names = missing.map((m) => m.pkg)
+  const isRoot = typeof process.getuid === "function" && process.getuid() === 0
+  if (!isRoot || !hasCommand("apt-get")) {
+    log(`missing system packages: ${names.join(" ")}; install them with your package manager (not root, or no apt-get here)`)
+    return
+  }
+  log(`installing system packages: ${names.join(" ")}`)
+  const env = { ...process.env, DEBIAN_FRONTEND: "noninteractive" }
+  execFileSync("apt-get", ["update", "-qq"], { stdio: "inherit", env })
+  execFileSync("apt-get", ["install", "-y", "-qq", "--no-install-recommends", ...names], { stdio: "inherit", env })
+}
+
+const engines = JSON.parse(readFileSync(join(root, "package.json"), "utf8")).engines?.node ?? ""
+const [major, minor] = process.versions.node.split(".").map(Number)
+if (major < 20 || (major === 20 && minor < 19)) {
+  console.error(`[setup] Node ${process.versions.node} is too old: this project needs ${engines}`)
+  process.exit(1)
+}
+
+installSystemPackages()
+installNodeModules()

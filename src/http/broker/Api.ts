@@ -1,0 +1,132 @@
+/**
+ * The broker's HTTP contract (spec: broker-api.md), one group per spec section. Contract only:
+ * no service is imported here.
+ */
+import { HttpApi, HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "@effect/platform"
+import { Schema } from "effect"
+import {
+  Bookmarks,
+  Destinations,
+  DocumentSearchParams,
+  DocumentSearchResult,
+  PageSearchResult,
+  PagesContainingText,
+  PageText,
+  SearchOptions,
+  Signatures
+} from "../../schemas/Content.ts"
+import {
+  DocumentAlreadyExists,
+  DocumentIdFromUrl,
+  DocumentIdRef,
+  DocumentLayout,
+  DocumentMetadata,
+  DocumentNotFound,
+  DocumentProcessingFailed,
+  FileFormatParam,
+  InvalidRequest,
+  LayoutRegistration,
+  RangeNotSatisfiable,
+  UploadParams,
+  UploadTooLarge
+} from "../../schemas/Document.ts"
+import { HealthRecords } from "../../schemas/Health.ts"
+import { PageImageParams } from "../../schemas/PageImage.ts"
+
+const documentId = HttpApiSchema.param("documentId", DocumentIdFromUrl)
+const page = HttpApiSchema.param(
+  "page",
+  Schema.NumberFromString.pipe(Schema.int(), Schema.nonNegative({ message: () => "page must be a 0-based page number" }))
+)
+
+const Binary = (contentType: string, description: string) =>
+  HttpApiSchema.Uint8Array({ contentType }).annotations({ description })
+
+const Ok = HttpApiSchema.Empty(200)
+
+export class DocumentsGroup extends HttpApiGroup.make("documents")
+  .add(
+    HttpApiEndpoint.post("upload", "/documents")
+      .setUrlParams(UploadParams)
+      .setPayload(Binary("application/octet-stream", "The file's bytes"))
+      .addSuccess(DocumentIdRef)
+      .addError(DocumentAlreadyExists)
+      .addError(UploadTooLarge)
+      .annotate(OpenApi.Description, "Registers a document from its bytes. PDFs and images are analysed before the answer, so a file that cannot be shown is refused here.")
+  )
+  .add(
+    HttpApiEndpoint.post("registerLayout", "/documents/layout")
+      .setPayload(LayoutRegistration)
+      .addSuccess(Ok)
+      .addError(DocumentAlreadyExists)
+  )
+  .add(HttpApiEndpoint.get("metadata")`/documents/${documentId}`.addSuccess(DocumentMetadata))
+  .add(
+    HttpApiEndpoint.get("file")`/documents/${documentId}/file`
+      .setUrlParams(FileFormatParam)
+      .addSuccess(Binary("application/octet-stream", "The original file, its PDF rendition (format=pdf or rendered), or the original in a ZIP (format=compressed)"))
+  )
+  .add(
+    HttpApiEndpoint.get("fileChunk")`/documents/${documentId}/file/chunk`
+      .setUrlParams(FileFormatParam)
+      .setHeaders(Schema.Struct({ range: Schema.optional(Schema.String) }))
+      .addSuccess(Binary("application/octet-stream", "The requested bytes"), { status: 206 })
+      .addError(RangeNotSatisfiable)
+  )
+  .add(HttpApiEndpoint.del("remove")`/documents/${documentId}`.addSuccess(Ok))
+  .add(HttpApiEndpoint.get("check")`/documents/${documentId}/check`.addSuccess(Ok))
+  .add(HttpApiEndpoint.get("layout")`/documents/${documentId}/layout`.addSuccess(DocumentLayout))
+  .add(
+    HttpApiEndpoint.get("pageImage")`/documents/${documentId}/pages/${page}/image`
+      .setUrlParams(PageImageParams)
+      .addSuccess(Binary("image/png", "The page as PNG"))
+  )
+  .add(HttpApiEndpoint.get("pageTextPositions")`/documents/${documentId}/pages/${page}/text/position`.addSuccess(PageText))
+  .add(
+    HttpApiEndpoint.get("searchPage")`/documents/${documentId}/pages/${page}/text`
+      .setUrlParams(SearchOptions)
+      .addSuccess(PageSearchResult)
+  )
+  .add(
+    HttpApiEndpoint.get("searchDocument")`/documents/${documentId}/search`
+      .setUrlParams(DocumentSearchParams)
+      .addSuccess(DocumentSearchResult)
+  )
+  .add(
+    HttpApiEndpoint.get("pagesContaining")`/documents/${documentId}/pages`
+      .setUrlParams(SearchOptions)
+      .addSuccess(PagesContainingText)
+  )
+  .add(HttpApiEndpoint.get("bookmarks")`/documents/${documentId}/bookmarks`.addSuccess(Bookmarks))
+  .add(HttpApiEndpoint.get("destinations")`/documents/${documentId}/destinations`.addSuccess(Destinations))
+  .add(HttpApiEndpoint.get("signatures")`/documents/${documentId}/signatures`.addSuccess(Signatures))
+  .add(HttpApiEndpoint.get("printable")`/documents/${documentId}/printable`.addSuccess(Binary("application/pdf", "A PDF ready to print")))
+  .addError(InvalidRequest)
+  .addError(DocumentNotFound)
+  .addError(DocumentProcessingFailed)
+{}
+
+export class BrokerNotReady extends Schema.TaggedError<BrokerNotReady>()(
+  "BrokerNotReady",
+  { message: Schema.String },
+  HttpApiSchema.annotations({ status: 503 })
+) {}
+
+const Html = HttpApiSchema.Text({ contentType: "text/html" })
+
+export class AdministrationGroup extends HttpApiGroup.make("administration")
+  .add(HttpApiEndpoint.get("readiness", "/health/readiness").addSuccess(Ok).addError(BrokerNotReady))
+  .add(HttpApiEndpoint.get("healthRecords", "/health/records").addSuccess(Html))
+  .add(HttpApiEndpoint.get("healthRecordsRaw", "/health/records/raw").addSuccess(HealthRecords))
+  .add(HttpApiEndpoint.get("version", "/version").addSuccess(Schema.Record({ key: Schema.String, value: Schema.String })))
+  .add(HttpApiEndpoint.get("metadata", "/metadata").addSuccess(Schema.Record({ key: Schema.String, value: Schema.String })))
+  .add(HttpApiEndpoint.get("weather", "/weather").addSuccess(HttpApiSchema.Text({ contentType: "text/plain" })))
+  .add(HttpApiEndpoint.get("admin", "/admin").addSuccess(Html))
+{}
+
+export class BrokerApi extends HttpApi.make("broker")
+  .add(DocumentsGroup)
+  .add(AdministrationGroup)
+  .annotate(OpenApi.Title, "Document broker")
+  .annotate(OpenApi.Version, "2026.2.0")
+{}

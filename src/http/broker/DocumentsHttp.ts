@@ -1,0 +1,43 @@
+import { HttpApiBuilder, HttpServerResponse } from "@effect/platform"
+import { Effect, Stream } from "effect"
+import { InvalidRequest } from "../../schemas/Document.ts"
+import { Documents } from "../../services/Documents.ts"
+import { fileResponse, parseRange, rangeResponse } from "../FileResponse.ts"
+import { BrokerApi } from "./Api.ts"
+
+export const DocumentsHttpLive = HttpApiBuilder.group(BrokerApi, "documents", (handlers) =>
+  Effect.gen(function*() {
+    const documents = yield* Documents
+    return handlers
+      .handleRaw("upload", ({ request, urlParams }) => {
+        const contentType = (request.headers["content-type"] ?? "").split(";")[0]!.trim().toLowerCase()
+        return contentType === "application/octet-stream"
+          ? documents.upload(
+            request.stream.pipe(Stream.mapError((e) => new InvalidRequest({ message: `The upload could not be read: ${e.message}` }))),
+            urlParams
+          )
+          : Effect.fail(new InvalidRequest({ message: `Content-Type must be application/octet-stream, got '${contentType || "none"}'` }))
+      })
+      .handle("registerLayout", ({ payload }) => documents.registerLayout(payload))
+      .handle("metadata", ({ path }) => documents.metadata(path.documentId))
+      .handle("file", ({ path, urlParams }) => documents.file(path.documentId, urlParams.format).pipe(Effect.map((f) => fileResponse(f))))
+      .handle("fileChunk", ({ headers, path, urlParams }) =>
+        documents.file(path.documentId, urlParams.format).pipe(
+          Effect.flatMap((file) => parseRange(headers.range, file.size).pipe(Effect.map((range) => rangeResponse(file, range))))
+        ))
+      .handle("remove", ({ path }) => documents.remove(path.documentId))
+      .handle("check", ({ path }) => documents.check(path.documentId))
+      .handle("layout", ({ path }) => documents.layout(path.documentId))
+      .handle("pageImage", ({ path, urlParams }) =>
+        documents.pageImage(path.documentId, path.page, urlParams.pageImageDescription).pipe(
+          Effect.map((png) => HttpServerResponse.uint8Array(png, { contentType: "image/png", headers: { "cache-control": "private, max-age=600" } }))
+        ))
+      .handle("pageTextPositions", ({ path }) => documents.pageText(path.documentId, path.page))
+      .handle("searchPage", ({ path, urlParams }) => documents.searchPage(path.documentId, path.page, urlParams))
+      .handle("searchDocument", ({ path, urlParams }) => documents.searchDocument(path.documentId, urlParams.fromPage, urlParams.toPage, urlParams))
+      .handle("pagesContaining", ({ path, urlParams }) => documents.pagesContaining(path.documentId, urlParams))
+      .handle("bookmarks", ({ path }) => documents.bookmarks(path.documentId))
+      .handle("destinations", ({ path }) => documents.destinations(path.documentId))
+      .handle("signatures", ({ path }) => documents.signatures(path.documentId))
+      .handle("printable", ({ path }) => documents.printable(path.documentId).pipe(Effect.map((f) => fileResponse(f, "inline"))))
+  }))

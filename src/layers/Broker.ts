@@ -1,0 +1,43 @@
+/**
+ * The broker: its HttpApi with handlers, OpenAPI at /v3/api-docs, the explorer at
+ * /swagger-ui/index.html, and every service it needs.
+ */
+import { HttpApiBuilder, HttpApiSwagger, HttpMiddleware, HttpServer } from "@effect/platform"
+import { NodeContext, NodeHttpServer } from "@effect/platform-node"
+import { Config, Effect, Layer } from "effect"
+import { createServer } from "node:http"
+import { AdministrationHttpLive } from "../http/broker/AdministrationHttp.ts"
+import { BrokerApi } from "../http/broker/Api.ts"
+import { DocumentsHttpLive } from "../http/broker/DocumentsHttp.ts"
+import { BlobStore } from "../services/BlobStore.ts"
+import { Documents } from "../services/Documents.ts"
+import { Health } from "../services/Health.ts"
+import { PdfEngine } from "../services/PdfEngine.ts"
+import { StorageConfig } from "../services/StorageConfig.ts"
+import { SqlLive } from "./Sql.ts"
+
+const ServicesLive = Layer.mergeAll(Documents.Default, Health.Default).pipe(
+  Layer.provideMerge(Layer.mergeAll(BlobStore.FileSystemLive, PdfEngine.Default, SqlLive)),
+  Layer.provideMerge(StorageConfig.Default),
+  Layer.provideMerge(NodeContext.layer)
+)
+
+/** The broker's routes, without a server: tests serve it on an ephemeral port. */
+export const BrokerRoutesLive = HttpApiBuilder.api(BrokerApi).pipe(
+  Layer.provide([DocumentsHttpLive, AdministrationHttpLive]),
+  Layer.provide(ServicesLive)
+)
+
+export const BrokerApp = HttpApiBuilder.serve(HttpMiddleware.logger).pipe(
+  Layer.provide(HttpApiSwagger.layer({ path: "/swagger-ui/index.html" })),
+  Layer.provide(HttpApiBuilder.middlewareOpenApi({ path: "/v3/api-docs" })),
+  Layer.provide(BrokerRoutesLive)
+)
+
+export const BrokerLive = Layer.unwrapEffect(
+  Effect.gen(function*() {
+    const port = yield* Config.port("BROKER_PORT").pipe(Config.withDefault(8761))
+    const host = yield* Config.string("BROKER_HOST").pipe(Config.withDefault("0.0.0.0"))
+    return BrokerApp.pipe(HttpServer.withLogAddress, Layer.provide(NodeHttpServer.layer(createServer, { port, host })))
+  })
+)

@@ -1,0 +1,9 @@
+/**
+ * Every migration, in order. A landed migration is never edited: add the next number instead.
+ */
+import { Migrator } from "@effect/sql"
+import createDocuments from "./00001_create_documents.ts"
+
+export const migrations = Migrator.fromRecord({
+  "00001_create_documents": createDocuments
+})

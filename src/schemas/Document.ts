@@ -1,0 +1,161 @@
+/**
+ * Documents: identifiers, metadata, layouts and the errors of the document endpoints.
+ */
+import { HttpApiSchema } from "@effect/platform"
+import { Schema } from "effect"
+
+/** The `{id}` object the spec calls DocumentId. */
+export class DocumentIdRef extends Schema.Class<DocumentIdRef>("DocumentIdRef")({
+  id: Schema.String
+}) {}
+
+/**
+ * `{documentId}` as it stands in a URL: one path segment, parts joined by `@`.
+ * A `/` can only get here percent-encoded (a raw one splits the segment and never matches a route),
+ * and the spec answers that with 400. Decodes to the internal ID with `/` between parts.
+ */
+export const DocumentIdFromUrl = Schema.transform(
+  Schema.String.pipe(
+    Schema.filter((s) => s.length > 0 && !s.includes("/"), {
+      message: () => "documentId must be one path segment: use '@' between part indices, not a percent-encoded '/'"
+    })
+  ),
+  Schema.String,
+  { strict: true, decode: (s) => s.replaceAll("@", "/"), encode: (s) => s.replaceAll("/", "@") }
+)
+
+/** A caller-assigned ID: no `/` or `@`, which are reserved for part IDs. */
+export const AssignedDocumentId = Schema.String.pipe(
+  Schema.pattern(/^[^/@\s]{1,200}$/, {
+    message: () => "documentId must be 1-200 characters without '/', '@' or white space"
+  })
+)
+
+export const LAYOUT_TYPE_PREFIX = "com.docstack.viewer.client.api.document."
+
+export class PageDimensions extends Schema.Class<PageDimensions>("PageDimensions")({
+  /** Width of the unrotated page in points (1/72 inch). */
+  width: Schema.Number,
+  /** Height of the unrotated page in points. */
+  height: Schema.Number,
+  /** Clockwise rotation the page is displayed with (the PDF /Rotate), in degrees. */
+  rotation: Schema.Int,
+  dpi: Schema.Int,
+  pageLayers: Schema.NullOr(Schema.Unknown)
+}) {}
+
+export class DocumentPageLayout extends Schema.Class<DocumentPageLayout>("DocumentPageLayout")({
+  type: Schema.Literal(`${LAYOUT_TYPE_PREFIX}DocumentPageLayout`),
+  documentId: Schema.String,
+  documentTitle: Schema.NullOr(Schema.String),
+  mimeType: Schema.NullOr(Schema.String),
+  pageDimensionsList: Schema.Array(PageDimensions)
+}) {}
+
+export class DocumentReference extends Schema.Class<DocumentReference>("DocumentReference")({
+  type: Schema.Literal(`${LAYOUT_TYPE_PREFIX}DocumentReference`),
+  documentId: Schema.String,
+  documentTitle: Schema.NullOr(Schema.String),
+  mimeType: Schema.NullOr(Schema.String)
+}) {}
+
+export interface DocumentContainer {
+  readonly type: `${typeof LAYOUT_TYPE_PREFIX}DocumentContainer`
+  readonly documentId: string
+  readonly documentTitle: string | null
+  readonly mimeType: string | null
+  readonly children: ReadonlyArray<DocumentReference | DocumentContainer>
+}
+
+export const DocumentContainer: Schema.Schema<DocumentContainer> = Schema.Struct({
+  type: Schema.Literal(`${LAYOUT_TYPE_PREFIX}DocumentContainer`),
+  documentId: Schema.String,
+  documentTitle: Schema.NullOr(Schema.String),
+  mimeType: Schema.NullOr(Schema.String),
+  children: Schema.Array(
+    Schema.Union(DocumentReference, Schema.suspend((): Schema.Schema<DocumentContainer> => DocumentContainer))
+  )
+}).annotations({ identifier: "DocumentContainer" })
+
+export const DocumentLayout = Schema.Union(DocumentPageLayout, DocumentContainer)
+export type DocumentLayout = typeof DocumentLayout.Type
+
+/** Body of POST /documents/layout: a page layout whose documentId names the new document. */
+export class LayoutRegistration extends Schema.Class<LayoutRegistration>("LayoutRegistration")({
+  type: Schema.optional(Schema.String),
+  documentId: Schema.Union(AssignedDocumentId, Schema.Struct({ id: AssignedDocumentId })),
+  documentTitle: Schema.optional(Schema.NullOr(Schema.String)),
+  mimeType: Schema.optional(Schema.NullOr(Schema.String)),
+  pageDimensionsList: Schema.Array(PageDimensions).pipe(Schema.minItems(1))
+}) {}
+
+export class DocumentMetadata extends Schema.Class<DocumentMetadata>("DocumentMetadata")({
+  documentId: DocumentIdRef,
+  mimeType: Schema.String,
+  format: Schema.String,
+  renderedMimeType: Schema.String,
+  renderedFormat: Schema.String,
+  conversionOrderIds: Schema.Record({ key: Schema.String, value: Schema.Struct({ id: Schema.String }) }),
+  documentTitle: Schema.NullOr(Schema.String),
+  documentMetadata: Schema.String,
+  urlParameters: Schema.Array(Schema.String)
+}) {}
+
+export class UploadParams extends Schema.Class<UploadParams>("UploadParams")({
+  documentId: Schema.optional(AssignedDocumentId),
+  documentTitle: Schema.optional(Schema.String),
+  documentUrl: Schema.optional(Schema.String),
+  failOnUnsupported: Schema.optionalWith(Schema.BooleanFromString, { default: () => true })
+}) {}
+
+export const FileFormatParam = Schema.Struct({
+  format: Schema.optional(Schema.Literal("pdf", "rendered", "compressed"))
+})
+
+// ---- errors -------------------------------------------------------------------------------
+
+export class DocumentNotFound extends Schema.TaggedError<DocumentNotFound>()(
+  "DocumentNotFound",
+  { documentId: Schema.String, message: Schema.String },
+  HttpApiSchema.annotations({ status: 404 })
+) {
+  static of(documentId: string) {
+    return new DocumentNotFound({ documentId, message: `No document with ID '${documentId}'` })
+  }
+}
+
+export class DocumentAlreadyExists extends Schema.TaggedError<DocumentAlreadyExists>()(
+  "DocumentAlreadyExists",
+  { documentId: Schema.String, message: Schema.String },
+  HttpApiSchema.annotations({ status: 409 })
+) {
+  static of(documentId: string) {
+    return new DocumentAlreadyExists({ documentId, message: `A document with ID '${documentId}' is already registered` })
+  }
+}
+
+/** A request the broker will not act on: wrong content type, bad parameter, unsupported or unreadable file. */
+export class InvalidRequest extends Schema.TaggedError<InvalidRequest>()(
+  "InvalidRequest",
+  { message: Schema.String },
+  HttpApiSchema.annotations({ status: 400 })
+) {}
+
+export class UploadTooLarge extends Schema.TaggedError<UploadTooLarge>()(
+  "UploadTooLarge",
+  { limitBytes: Schema.Number, message: Schema.String },
+  HttpApiSchema.annotations({ status: 413 })
+) {}
+
+export class RangeNotSatisfiable extends Schema.TaggedError<RangeNotSatisfiable>()(
+  "RangeNotSatisfiable",
+  { size: Schema.Number, message: Schema.String },
+  HttpApiSchema.annotations({ status: 416 })
+) {}
+
+/** Work on a registered document failed inside the broker (render, parse, missing blob). */
+export class DocumentProcessingFailed extends Schema.TaggedError<DocumentProcessingFailed>()(
+  "DocumentProcessingFailed",
+  { documentId: Schema.String, message: Schema.String },
+  HttpApiSchema.annotations({ status: 500 })
+) {}

@@ -1,0 +1,58 @@
+/**
+ * The page image descriptor `IM_{width}_{rotation}[_FILTERS~C~v~B~v~I~v]`.
+ */
+import { ParseResult, Schema } from "effect"
+
+export const FilterCode = Schema.Literal("C", "B", "I")
+export type FilterCode = typeof FilterCode.Type
+
+export class PageImageDescriptor extends Schema.Class<PageImageDescriptor>("PageImageDescriptor")({
+  /** Width of the returned image in pixels, after rotation. */
+  width: Schema.Int,
+  /** Extra clockwise rotation on top of the page's own, a multiple of 90. */
+  rotation: Schema.Int,
+  filters: Schema.Array(Schema.Struct({ code: FilterCode, value: Schema.Int }))
+}) {
+  /** The canonical text form; also the cache key, so equivalent spellings share a cached image. */
+  get key(): string {
+    const filters = this.filters.map((f) => `~${f.code}~${f.value}`).join("")
+    return `IM_${this.width}_${this.rotation}${filters ? `_FILTERS${filters}` : ""}`
+  }
+}
+
+const pattern = /^IM_(\d{1,6})_(-?\d{1,4})(?:_FILTERS((?:~[A-Za-z]~-?\d{1,4})+))?$/
+
+/** Parses the query value; any mistake is a 400 naming what is wrong. */
+export const PageImageDescriptorFromString = Schema.transformOrFail(Schema.String, PageImageDescriptor, {
+  strict: true,
+  decode: (text, _, ast) => {
+    const match = pattern.exec(text)
+    if (!match) {
+      return ParseResult.fail(
+        new ParseResult.Type(
+          ast,
+          text,
+          `pageImageDescription must look like IM_{width}_{rotation} optionally followed by _FILTERS~C~{contrast}~B~{brightness}~I~{0|1}, got '${text}'`
+        )
+      )
+    }
+    const rotation = Number(match[2])
+    if (rotation % 90 !== 0) {
+      return ParseResult.fail(new ParseResult.Type(ast, text, `rotation must be a multiple of 90, got ${rotation}`))
+    }
+    const filters: Array<{ code: FilterCode; value: number }> = []
+    for (const [, code, value] of (match[3] ?? "").matchAll(/~([A-Za-z])~(-?\d+)/g)) {
+      const upper = code!.toUpperCase()
+      if (!Schema.is(FilterCode)(upper)) {
+        return ParseResult.fail(new ParseResult.Type(ast, text, `unknown filter code '${code}': use C (contrast), B (brightness) or I (invert)`))
+      }
+      filters.push({ code: upper, value: Number(value) })
+    }
+    return ParseResult.succeed({ width: Number(match[1]), rotation: ((rotation % 360) + 360) % 360, filters })
+  },
+  encode: (descriptor) => ParseResult.succeed(new PageImageDescriptor(descriptor).key)
+})
+
+export const PageImageParams = Schema.Struct({
+  pageImageDescription: Schema.optional(PageImageDescriptorFromString)
+})

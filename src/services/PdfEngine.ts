@@ -1,0 +1,102 @@
+/**
+ * Everything read from a PDF: page boxes, page images, text, outline, destinations, signature
+ * fields. The work runs in a bounded pool of worker threads so the event loop stays free.
+ */
+import { Worker } from "@effect/platform"
+import type { WorkerError } from "@effect/platform/WorkerError"
+import { NodeWorker } from "@effect/platform-node"
+import { Config, Duration, Effect } from "effect"
+import { availableParallelism } from "node:os"
+import { Worker as WorkerThread } from "node:worker_threads"
+import type { SearchOptions } from "../schemas/Content.ts"
+import type { PageImageDescriptor } from "../schemas/PageImage.ts"
+import type { PdfWorkerOptions } from "./pdf/PdfWorker.ts"
+import {
+  Analyze,
+  ExtractText,
+  PdfOperationFailed,
+  type PdfRequest,
+  ReadDestinations,
+  ReadOutline,
+  ReadSignatureFields,
+  RenderPage,
+  SearchPages
+} from "./pdf/Protocol.ts"
+
+export { PageBox, PdfOpenFailed, PdfOperationFailed } from "./pdf/Protocol.ts"
+
+/** A PDF as the engine sees it: its content hash (cache key) and a local file with its bytes. */
+export interface PdfSource {
+  readonly hash: string
+  readonly path: string
+}
+
+export const PdfEngineConfig = Config.all({
+  workers: Config.integer("RENDER_WORKERS").pipe(Config.withDefault(availableParallelism())),
+  concurrencyPerWorker: Config.integer("RENDER_CONCURRENCY_PER_WORKER").pipe(Config.withDefault(2)),
+  openDocumentsPerWorker: Config.integer("OPEN_DOCUMENTS_PER_WORKER").pipe(Config.withDefault(8)),
+  timeout: Config.duration("RENDER_TIMEOUT").pipe(Config.withDefault(Duration.seconds(60))),
+  maxImagePixels: Config.integer("MAX_IMAGE_PIXELS").pipe(Config.withDefault(60_000_000))
+})
+
+export class PdfEngine extends Effect.Service<PdfEngine>()("docstack/PdfEngine", {
+  scoped: Effect.gen(function*() {
+    const config = yield* PdfEngineConfig
+    const workerOptions: PdfWorkerOptions = { openDocuments: config.openDocumentsPerWorker }
+    const pool = yield* Worker.makePoolSerialized<PdfRequest>({
+      size: Math.max(1, config.workers),
+      concurrency: Math.max(1, config.concurrencyPerWorker)
+    }).pipe(
+      Effect.provideService(
+        Worker.Spawner,
+        () => new WorkerThread(new URL("./pdf/pdf-worker.mjs", import.meta.url), { workerData: workerOptions })
+      ),
+      Effect.orDie
+    )
+
+    const capacity = Math.max(1, config.workers) * Math.max(1, config.concurrencyPerWorker)
+    let inFlight = 0
+
+    return {
+      maxImagePixels: config.maxImagePixels,
+      /** Requests running or waiting, per request slot of the pool: 1 means every slot is busy. */
+      load: Effect.sync(() => inFlight / capacity),
+      analyze: Effect.fn("PdfEngine.analyze")((source: PdfSource) => pool.executeEffect(new Analyze(source)).pipe(withLimits)),
+      renderPage: Effect.fn("PdfEngine.renderPage")((source: PdfSource, page: number, descriptor: PageImageDescriptor) =>
+        pool.executeEffect(
+          new RenderPage({
+            ...source,
+            page,
+            width: descriptor.width,
+            rotation: descriptor.rotation,
+            filters: descriptor.filters,
+            maxPixels: config.maxImagePixels
+          })
+        ).pipe(withLimits)
+      ),
+      text: Effect.fn("PdfEngine.text")((source: PdfSource, page: number) => pool.executeEffect(new ExtractText({ ...source, page })).pipe(withLimits)),
+      search: Effect.fn("PdfEngine.search")((source: PdfSource, fromPage: number, toPage: number, options: SearchOptions) =>
+        pool.executeEffect(new SearchPages({ ...source, fromPage, toPage, options })).pipe(withLimits)
+      ),
+      outline: Effect.fn("PdfEngine.outline")((source: PdfSource) => pool.executeEffect(new ReadOutline(source)).pipe(withLimits)),
+      destinations: Effect.fn("PdfEngine.destinations")((source: PdfSource) => pool.executeEffect(new ReadDestinations(source)).pipe(withLimits)),
+      signatureFields: Effect.fn("PdfEngine.signatureFields")((source: PdfSource) => pool.executeEffect(new ReadSignatureFields(source)).pipe(withLimits))
+    }
+
+    function withLimits<A, E>(effect: Effect.Effect<A, E | WorkerError>) {
+      return Effect.acquireUseRelease(
+        Effect.sync(() => inFlight++),
+        () => effect,
+        () => Effect.sync(() => inFlight--)
+      ).pipe(
+        Effect.timeoutFail({
+          duration: config.timeout,
+          onTimeout: () => new PdfOperationFailed({ message: `The PDF engine took longer than ${Duration.format(config.timeout)}` })
+        }),
+        // A worker that crashed or could not start is a broken engine, not a bad document.
+        Effect.catchIf((e: E | WorkerError | PdfOperationFailed) => (e as { _tag?: string })._tag === "WorkerError", Effect.die)
+      ) as Effect.Effect<A, Exclude<E, WorkerError> | PdfOperationFailed>
+    }
+  }),
+  dependencies: [NodeWorker.layerManager]
+}) {}

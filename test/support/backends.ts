@@ -1,0 +1,12 @@
+/**
+ * The storage backends a suite runs on: PGlite always, PostgreSQL too when DATABASE_URL is set (CI).
+ */
+export const backends: ReadonlyArray<{ readonly name: string; readonly config: Readonly<Record<string, string>> }> = [
+  { name: "PGlite", config: {} },
+  ...(process.env.DATABASE_URL ? [{ name: "PostgreSQL", config: { DATABASE_URL: process.env.DATABASE_URL } }] : [])
+]
+
+/** The backend for suites that are not about storage: the one CI names, else PGlite. */
+export const defaultBackend = backends[backends.length - 1]!
+
+export const CORPUS = new URL("../../../shared/corpus/", import.meta.url).pathname
