@@ -36,7 +36,11 @@ export const BrokerApp = HttpApiBuilder.serve(HttpMiddleware.logger).pipe(
 
 export const BrokerLive = Layer.unwrapEffect(
   Effect.gen(function*() {
-    const port = yield* Config.port("BROKER_PORT").pipe(Config.withDefault(8761))
+    // 0 is allowed: the system picks a free port (logged at start).
+    const port = yield* Config.integer("BROKER_PORT").pipe(
+      Config.validate({ message: "BROKER_PORT must be a port number from 0 to 65535", validation: (p) => p >= 0 && p <= 65535 }),
+      Config.withDefault(8761)
+    )
     const host = yield* Config.string("BROKER_HOST").pipe(Config.withDefault("0.0.0.0"))
     return BrokerApp.pipe(HttpServer.withLogAddress, Layer.provide(NodeHttpServer.layer(createServer, { port, host })))
   })

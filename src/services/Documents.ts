@@ -42,6 +42,7 @@ import { PdfEngine, type PdfSource } from "./PdfEngine.ts"
 
 export const DocumentsConfig = Config.all({
   maxUploadBytes: Config.integer("MAX_UPLOAD_BYTES").pipe(Config.withDefault(512 * 1024 * 1024)),
+  uploadDrainBytes: Config.integer("UPLOAD_DRAIN_BYTES").pipe(Config.withDefault(64 * 1024 * 1024)),
   maxPages: Config.integer("MAX_PAGES").pipe(Config.withDefault(20_000)),
   maxSourceImagePixels: Config.integer("MAX_SOURCE_IMAGE_PIXELS").pipe(Config.withDefault(200_000_000)),
   maxPageImageWidth: Config.integer("MAX_PAGE_IMAGE_WIDTH").pipe(Config.withDefault(10_000)),
@@ -90,16 +91,18 @@ export class Documents extends Effect.Service<Documents>()("docstack/Documents",
         : Effect.fail(new DocumentProcessingFailed({ documentId: doc.id, message: `The ${doc.format} file of this document cannot be shown as pages` }))
     }
 
-    const pdfOf = (doc: DocumentRecord): Effect.Effect<PdfSource, DocumentProcessingFailed> =>
+    const renditionHashOf = (doc: DocumentRecord): Effect.Effect<string, DocumentProcessingFailed> =>
       doc.renditionHash
-        ? blobs.localPath(doc.renditionHash).pipe(
-          Effect.map((path) => ({ hash: doc.renditionHash!, path })),
-          Effect.mapError(internal(doc.id))
-        )
+        ? Effect.succeed(doc.renditionHash)
         : Effect.fail(new DocumentProcessingFailed({
           documentId: doc.id,
           message: doc.sourceHash ? `The ${doc.format} file of this document has no PDF rendition` : "The document was registered from a layout and has no content"
         }))
+
+    const pdfOf = (doc: DocumentRecord): Effect.Effect<PdfSource, DocumentProcessingFailed> =>
+      renditionHashOf(doc).pipe(
+        Effect.flatMap((hash) => blobs.localPath(hash).pipe(Effect.map((path) => ({ hash, path })), Effect.mapError(internal(doc.id))))
+      )
 
     const checkPage = (doc: DocumentRecord, page: number) =>
       pagesOf(doc).pipe(
@@ -200,12 +203,21 @@ export class Documents extends Effect.Service<Documents>()("docstack/Documents",
       timeToLive: (exit) => (Exit.isSuccess(exit) ? Duration.minutes(30) : Duration.zero)
     })
 
-    const fileContent = (doc: DocumentRecord, hash: string, size: number, contentType: string, extension: string): FileContent => ({
-      contentType,
-      fileName: fileNameOf(doc, extension),
-      size,
-      read: (range) => blobs.stream(hash, range).pipe(Stream.mapError(internal(doc.id)))
-    })
+    /** A stored blob as a file to send; its size is read first, so missing bytes fail before any header is sent. */
+    const fileContent = (doc: DocumentRecord, hash: string, contentType: string, extension: string) =>
+      blobs.size(hash).pipe(
+        Effect.mapError(internal(doc.id)),
+        Effect.flatMap(Option.match({
+          onNone: () => Effect.fail(new DocumentProcessingFailed({ documentId: doc.id, message: "The document's bytes are missing from the blob store" })),
+          onSome: (size): Effect.Effect<FileContent> =>
+            Effect.succeed({
+              contentType,
+              fileName: fileNameOf(doc, extension),
+              size,
+              read: (range) => blobs.stream(hash, range).pipe(Stream.mapError(internal(doc.id)))
+            })
+        }))
+      )
 
     const compressed = (doc: DocumentRecord, sourceHash: string) =>
       Effect.gen(function*() {
@@ -237,12 +249,8 @@ export class Documents extends Effect.Service<Documents>()("docstack/Documents",
         if (params.documentId !== undefined && Option.isSome(yield* registry.find(params.documentId))) {
           return yield* DocumentAlreadyExists.of(params.documentId)
         }
-        const stored = yield* blobs.put(body, config.maxUploadBytes).pipe(
-          Effect.catchTags({
-            BlobTooLarge: (e) =>
-              Effect.fail(new UploadTooLarge({ limitBytes: e.limitBytes, message: `The upload is larger than the limit of ${e.limitBytes} bytes (MAX_UPLOAD_BYTES)` })),
-            BlobStoreError: Effect.die
-          })
+        const stored = yield* blobs.put(capUpload(body, config.maxUploadBytes, config.uploadDrainBytes), config.maxUploadBytes).pipe(
+          Effect.catchTags({ BlobTooLarge: () => Effect.fail(uploadTooLarge(config.maxUploadBytes)), BlobStoreError: Effect.die })
         )
         return yield* Effect.gen(function*() {
           if (stored.size === 0) return yield* new InvalidRequest({ message: "The request body is empty: send the file's bytes" })
@@ -326,12 +334,8 @@ export class Documents extends Effect.Service<Documents>()("docstack/Documents",
           return yield* new DocumentProcessingFailed({ documentId, message: "The document was registered from a layout and has no file" })
         }
         if (format === "compressed") return yield* compressed(doc, doc.sourceHash)
-        if (format === undefined) {
-          return fileContent(doc, doc.sourceHash, doc.sourceSize ?? 0, doc.mimeType, EXTENSIONS[doc.format] ?? "bin")
-        }
-        const pdf = yield* pdfOf(doc)
-        const size = yield* blobs.size(pdf.hash).pipe(Effect.mapError(internal(doc.id)), Effect.map(Option.getOrElse(() => 0)))
-        return fileContent(doc, pdf.hash, size, "application/pdf", "pdf")
+        if (format === undefined) return yield* fileContent(doc, doc.sourceHash, doc.mimeType, EXTENSIONS[doc.format] ?? "bin")
+        return yield* fileContent(doc, yield* renditionHashOf(doc), "application/pdf", "pdf")
       }),
 
       pageImage: Effect.fn("Documents.pageImage")(function*(documentId: string, page: number, requested: PageImageDescriptor | undefined) {
@@ -421,9 +425,7 @@ export class Documents extends Effect.Service<Documents>()("docstack/Documents",
 
       printable: Effect.fn("Documents.printable")(function*(documentId: string) {
         const doc = yield* resolve(documentId)
-        const pdf = yield* pdfOf(doc)
-        const size = yield* blobs.size(pdf.hash).pipe(Effect.mapError(internal(doc.id)), Effect.map(Option.getOrElse(() => 0)))
-        return fileContent(doc, pdf.hash, size, "application/pdf", "pdf")
+        return yield* fileContent(doc, yield* renditionHashOf(doc), "application/pdf", "pdf")
       }),
 
     }
@@ -451,6 +453,25 @@ export class Documents extends Effect.Service<Documents>()("docstack/Documents",
   }),
   dependencies: [DocumentRegistry.Default, DerivedCache.Default]
 }) {}
+
+const uploadTooLarge = (limitBytes: number) =>
+  new UploadTooLarge({ limitBytes, message: `The upload is larger than the limit of ${limitBytes} bytes (MAX_UPLOAD_BYTES)` })
+
+/**
+ * Passes the body through up to `limit` bytes. Past it, reads on without keeping anything for up to
+ * `drain` more bytes, so that the client has sent its request and can read the 413 (a server that
+ * stops reading resets the connection and the client sees no answer at all).
+ */
+const capUpload = <E>(body: Stream.Stream<Uint8Array, E>, limit: number, drain: number) => {
+  let total = 0
+  return body.pipe(
+    Stream.filterEffect((chunk) => {
+      total += chunk.byteLength
+      return total > limit + drain ? Effect.fail(uploadTooLarge(limit)) : Effect.succeed(total <= limit)
+    }),
+    Stream.concat(Stream.suspend(() => (total > limit ? Stream.fail(uploadTooLarge(limit)) : Stream.empty)))
+  )
+}
 
 const fileNameOf = (doc: DocumentRecord, extension: string) => {
   const base = (doc.title ?? doc.id).replace(/[\\/:*?"<>|\u0000-\u001f]/g, "_")

@@ -23,9 +23,30 @@ const DEFAULT_DPI = 72
 /** BMP is not among sharp's inputs: decode it to raw RGBA first. */
 const open = (bytes: Uint8Array, format: string, maxPixels: number, page?: number) => {
   if (format === "bmp") {
-    const bmp = decodeBmp(Buffer.from(bytes), { toRGBA: true })
-    if (bmp.width * bmp.height > maxPixels) throw new ImageRejected(`The image has ${bmp.width}x${bmp.height} pixels, more than the limit of ${maxPixels}`)
-    return sharp(bmp.data, { raw: { width: bmp.width, height: Math.abs(bmp.height), channels: 4 } })
+    const buffer = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength)
+    // bmp-ts misplaces the pixels of run-length encoded files (BI_RLE8, BI_RLE4) whatever the layout asked for.
+    const compression = buffer.length >= 34 ? buffer.readUInt32LE(30) : 0
+    if (compression === 1 || compression === 2) throw new ImageRejected("Run-length encoded (RLE) BMP images are not supported: save the image uncompressed")
+    // Decoded in bmp-ts's own ABGR layout: its toRGBA option misplaces palette colours, and every
+    // depth without an alpha channel (1 to 24 bits) comes with alpha 0, i.e. fully transparent.
+    const bmp = decodeBmp(buffer)
+    const width = bmp.width
+    const height = Math.abs(bmp.height)
+    if (width * height > maxPixels) throw new ImageRejected(`The image has ${width}x${height} pixels, more than the limit of ${maxPixels}`)
+    const abgr = bmp.data
+    const rgba = Buffer.alloc(width * height * 4)
+    // Only 16 and 32 bits can carry alpha; writers that do not use it leave 0 everywhere, which means opaque.
+    let alpha = false
+    if (bmp.bitPP === 16 || bmp.bitPP === 32) {
+      for (let i = 0; i < abgr.length && !alpha; i += 4) alpha = abgr[i] !== 0
+    }
+    for (let i = 0; i < rgba.length; i += 4) {
+      rgba[i] = abgr[i + 3]!
+      rgba[i + 1] = abgr[i + 2]!
+      rgba[i + 2] = abgr[i + 1]!
+      rgba[i + 3] = alpha ? abgr[i]! : 255
+    }
+    return sharp(rgba, { raw: { width, height, channels: 4 } })
   }
   return sharp(bytes, { limitInputPixels: maxPixels, ...(page === undefined ? {} : { page }) })
 }
@@ -41,7 +62,10 @@ export const imageToPdf = async (bytes: Uint8Array, format: string, options: Ima
   for (let frame = 0; frame < frames; frame++) {
     const image = open(bytes, format, options.maxPixels, format === "tiff" ? frame : undefined).rotate()
     const frameMeta = frame === 0 ? metadata : await open(bytes, format, options.maxPixels, frame).metadata()
-    const dpi = Math.round(frameMeta.density ?? DEFAULT_DPI) || DEFAULT_DPI
+    // A resolution without a unit (TIFF ResolutionUnit 1, PNG pHYs unit 0) is only an aspect ratio, yet
+    // libvips reads it as pixels per millimetre (72 becomes 1829 dpi); sharp names the unit of real ones.
+    const density = frameMeta.resolutionUnit === undefined ? undefined : frameMeta.density
+    const dpi = Math.round(density ?? DEFAULT_DPI) || DEFAULT_DPI
     const { stream, width, height } = format === "jpeg" && (frameMeta.orientation ?? 1) === 1 && frameMeta.space !== "cmyk"
       ? jpegStream(pdf, bytes, frameMeta.width!, frameMeta.height!, frameMeta.channels === 1)
       : await flateStream(pdf, image.flatten({ background: "#ffffff" }))

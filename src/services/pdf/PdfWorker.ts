@@ -137,8 +137,9 @@ const searchRunsOf = async (hash: string, doc: PDFDocumentProxy, pageIndex: numb
   }
   let runs = pages.get(pageIndex)
   if (!runs) {
-    const page = await doc.getPage(pageIndex + 1)
-    runs = await pageRuns(page, false)
+    // A page the damaged page tree does not reach (see Analyze) shows nothing, so it has nothing to find.
+    const page = await doc.getPage(pageIndex + 1).catch(() => undefined)
+    runs = page ? await pageRuns(page, false) : []
     pages.set(pageIndex, runs)
   }
   return runs
@@ -216,12 +217,26 @@ const handlers = WorkerRunner.layerSerialized(PdfRequest, {
     Effect.gen(function*() {
       const doc = yield* open(req)
       return yield* attempt("Reading the page tree", async () => {
-        const boxes: Array<PageBox> = []
+        // A damaged page tree (a cycle, a kid of the wrong type) can make single pages unreachable while
+        // the others load; other readers still show those, so the document is refused only when no page
+        // loads, and an unreachable page keeps its place with the box of the page before it.
+        const found: Array<PageBox | undefined> = []
+        let failure: unknown
         for (let i = 1; i <= doc.numPages; i++) {
-          const page = await doc.getPage(i)
+          const page = await doc.getPage(i).catch((error: unknown) => {
+            failure ??= error
+            return undefined
+          })
+          if (!page) {
+            found.push(undefined)
+            continue
+          }
           const [x0, y0, x1, y1] = page.view as [number, number, number, number]
-          boxes.push(new PageBox({ width: Math.abs(x1 - x0) * page.userUnit, height: Math.abs(y1 - y0) * page.userUnit, rotation: page.rotate }))
+          found.push(new PageBox({ width: Math.abs(x1 - x0) * page.userUnit, height: Math.abs(y1 - y0) * page.userUnit, rotation: page.rotate }))
         }
+        if (found.length > 0 && found.every((box) => box === undefined)) throw failure
+        let previous = found.find((box) => box !== undefined)!
+        const boxes = found.map((box) => (previous = box ?? previous))
         const { info } = await doc.getMetadata()
         const text: Record<string, string> = {}
         for (const [key, value] of Object.entries((info ?? {}) as Record<string, unknown>)) {

@@ -135,6 +135,27 @@ const joinRuns = (runs: ReadonlyArray<TextPosition>) => {
   return { text, starts }
 }
 
+const HYPHENS = "-\u00ad\u2010"
+const LETTER = /^\p{L}$/u
+
+/**
+ * Drops a hyphen that splits a word at a line end ("nano-\njit" reads "nanojit"), as pdftotext and
+ * pdf.js's own find do, so the word is found; remembers where each kept char came from.
+ */
+const joinHyphenated = (text: string) => {
+  let joined = ""
+  const origin: Array<number> = []
+  for (let i = 0; i < text.length; i++) {
+    if (HYPHENS.includes(text[i]!) && text[i + 1] === "\n" && LETTER.test(text[i - 1] ?? "") && LETTER.test(text[i + 2] ?? "")) {
+      i++
+      continue
+    }
+    joined += text[i]
+    origin.push(i)
+  }
+  return { joined, origin }
+}
+
 /** Folds accents (and so case via the regex flag) while remembering where each folded char came from. */
 const fold = (text: string, accentSensitive: boolean) => {
   if (accentSensitive) return { folded: text, origin: Array.from(text, (_, i) => i) }
@@ -171,7 +192,8 @@ const rangeRect = (run: TextPosition, first: number, last: number): Rect => {
  */
 export const searchRuns = (page: number, runs: ReadonlyArray<TextPosition>, pattern: RegExp, accentSensitive: boolean) => {
   const { text, starts } = joinRuns(runs)
-  const { folded, origin } = fold(text, accentSensitive)
+  const { joined, origin: joinedOrigin } = joinHyphenated(text)
+  const { folded, origin } = fold(joined, accentSensitive)
   const rangesByRun = new Map<number, Array<TextRange>>()
   const matches: Array<PositionText> = []
   pattern.lastIndex = 0
@@ -182,8 +204,8 @@ export const searchRuns = (page: number, runs: ReadonlyArray<TextPosition>, patt
       continue
     }
     count++
-    const start = origin[m.index]!
-    const end = origin[m.index + m[0].length - 1]!
+    const start = joinedOrigin[origin[m.index]!]!
+    const end = joinedOrigin[origin[m.index + m[0].length - 1]!]!
     runs.forEach((run, i) => {
       const runStart = starts[i]!
       const runEnd = runStart + run.text.length - 1
