@@ -39,6 +39,7 @@ import { type DocumentRecord, DocumentRegistry, PageRecord } from "./DocumentReg
 import { type DetectedFormat, detectFormat } from "./FormatDetector.ts"
 import { compilePattern, InvalidSearchPattern } from "./pdf/Text.ts"
 import { PdfEngine, type PdfSource } from "./PdfEngine.ts"
+import { UrlFetcher } from "./UrlFetcher.ts"
 
 export const DocumentsConfig = Config.all({
   maxUploadBytes: Config.integer("MAX_UPLOAD_BYTES").pipe(Config.withDefault(512 * 1024 * 1024)),
@@ -72,6 +73,7 @@ export class Documents extends Effect.Service<Documents>()("docstack/Documents",
     const blobs = yield* BlobStore
     const engine = yield* PdfEngine
     const derived = yield* DerivedCache
+    const urls = yield* UrlFetcher
 
     const internal = (documentId: string) => (error: { readonly message: string }) =>
       new DocumentProcessingFailed({ documentId, message: error.message })
@@ -243,41 +245,52 @@ export class Documents extends Effect.Service<Documents>()("docstack/Documents",
         } satisfies FileContent
       })
 
-    return {
-      /** Stores the body, recognises and analyses it, and registers the document; a refused file leaves nothing behind. */
-      upload: Effect.fn("Documents.upload")(function*(body: Stream.Stream<Uint8Array, InvalidRequest>, params: UploadParams) {
-        if (params.documentId !== undefined && Option.isSome(yield* registry.find(params.documentId))) {
-          return yield* DocumentAlreadyExists.of(params.documentId)
-        }
-        const stored = yield* blobs.put(capUpload(body, config.maxUploadBytes, config.uploadDrainBytes), config.maxUploadBytes).pipe(
-          Effect.catchTags({ BlobTooLarge: () => Effect.fail(uploadTooLarge(config.maxUploadBytes)), BlobStoreError: Effect.die })
+    /** Stores the body, recognises and analyses it, and registers the document; a refused file leaves nothing behind. */
+    const upload = Effect.fn("Documents.upload")(function*(body: Stream.Stream<Uint8Array, InvalidRequest>, params: UploadParams) {
+      if (params.documentId !== undefined && Option.isSome(yield* registry.find(params.documentId))) {
+        return yield* DocumentAlreadyExists.of(params.documentId)
+      }
+      const stored = yield* blobs.put(capUpload(body, config.maxUploadBytes, config.uploadDrainBytes), config.maxUploadBytes).pipe(
+        Effect.catchTags({ BlobTooLarge: () => Effect.fail(uploadTooLarge(config.maxUploadBytes)), BlobStoreError: Effect.die })
+      )
+      return yield* Effect.gen(function*() {
+        if (stored.size === 0) return yield* new InvalidRequest({ message: "The request body is empty: send the file's bytes" })
+        const head = yield* Stream.runCollect(blobs.stream(stored.hash, { start: 0, end: Math.min(1023, stored.size - 1) })).pipe(
+          Effect.map((chunks) => Buffer.concat([...chunks])),
+          Effect.orDie
         )
-        return yield* Effect.gen(function*() {
-          if (stored.size === 0) return yield* new InvalidRequest({ message: "The request body is empty: send the file's bytes" })
-          const head = yield* Stream.runCollect(blobs.stream(stored.hash, { start: 0, end: Math.min(1023, stored.size - 1) })).pipe(
-            Effect.map((chunks) => Buffer.concat([...chunks])),
-            Effect.orDie
-          )
-          const detected = detectFormat(head)
-          if (detected) {
-            yield* prepareRendition(stored.hash, detected)
-          } else if (params.failOnUnsupported) {
-            return yield* new InvalidRequest({ message: "Unsupported format: the file is not a PDF or an image (PNG, JPEG, GIF, WebP, BMP, TIFF)" })
-          }
-          const documentId = params.documentId ?? newDocumentId()
-          yield* registry.insert({
-            id: documentId,
-            title: params.documentTitle ?? null,
-            mimeType: detected?.mimeType ?? "application/octet-stream",
-            format: detected?.format ?? "unknown",
-            sourceHash: stored.hash,
-            sourceSize: stored.size,
-            registeredPages: null
-          })
-          // The first page is what a viewer asks for next: render it while the client reads the answer.
-          yield* Effect.forkDaemon(warmUp(documentId))
-          return new DocumentIdRef({ id: documentId })
-        }).pipe(Effect.onError(() => releaseIfUnused(stored.hash)))
+        const detected = detectFormat(head)
+        if (detected) {
+          yield* prepareRendition(stored.hash, detected)
+        } else if (params.failOnUnsupported) {
+          return yield* new InvalidRequest({ message: "Unsupported format: the file is not a PDF or an image (PNG, JPEG, GIF, WebP, BMP, TIFF)" })
+        }
+        const documentId = params.documentId ?? newDocumentId()
+        yield* registry.insert({
+          id: documentId,
+          title: params.documentTitle ?? null,
+          mimeType: detected?.mimeType ?? "application/octet-stream",
+          format: detected?.format ?? "unknown",
+          sourceHash: stored.hash,
+          sourceSize: stored.size,
+          registeredPages: null
+        })
+        // The first page is what a viewer asks for next: render it while the client reads the answer.
+        yield* Effect.forkDaemon(warmUp(documentId))
+        return new DocumentIdRef({ id: documentId })
+      }).pipe(Effect.onError(() => releaseIfUnused(stored.hash)))
+    })
+
+    return {
+      upload,
+
+      /** POST /documents with documentUrl: the same registration, with the bytes fetched from the URL. */
+      uploadFromUrl: Effect.fn("Documents.uploadFromUrl")(function*(documentUrl: string, params: UploadParams) {
+        const fetched = yield* urls.fetch(documentUrl).pipe(Effect.mapError((e) => new InvalidRequest({ message: e.message })))
+        return yield* upload(
+          fetched.body.pipe(Stream.mapError((e) => new InvalidRequest({ message: e.message }))),
+          { ...params, documentTitle: params.documentTitle ?? fetched.fileName }
+        )
       }),
 
       registerLayout: Effect.fn("Documents.registerLayout")(function*(layout: LayoutRegistration) {
@@ -451,7 +464,7 @@ export class Documents extends Effect.Service<Documents>()("docstack/Documents",
       })
     }
   }),
-  dependencies: [DocumentRegistry.Default, DerivedCache.Default]
+  dependencies: [DocumentRegistry.Default, DerivedCache.Default, UrlFetcher.Default]
 }) {}
 
 const uploadTooLarge = (limitBytes: number) =>

@@ -11,12 +11,15 @@ export const DocumentsHttpLive = HttpApiBuilder.group(BrokerApi, "documents", (h
     return handlers
       .handleRaw("upload", ({ request, urlParams }) => {
         const contentType = (request.headers["content-type"] ?? "").split(";")[0]!.trim().toLowerCase()
-        return contentType === "application/octet-stream"
-          ? documents.upload(
+        if (contentType !== "application/octet-stream") {
+          return Effect.fail(new InvalidRequest({ message: `Content-Type must be application/octet-stream, got '${contentType || "none"}'` }))
+        }
+        return urlParams.documentUrl !== undefined
+          ? documents.uploadFromUrl(urlParams.documentUrl, urlParams)
+          : documents.upload(
             request.stream.pipe(Stream.mapError((e) => new InvalidRequest({ message: `The upload could not be read: ${e.message}` }))),
             urlParams
           )
-          : Effect.fail(new InvalidRequest({ message: `Content-Type must be application/octet-stream, got '${contentType || "none"}'` }))
       })
       .handle("registerLayout", ({ payload }) => documents.registerLayout(payload))
       .handle("metadata", ({ path }) => documents.metadata(path.documentId))

@@ -1,0 +1,82 @@
+/**
+ * POST /documents?documentUrl=...: fetched over HTTP from a real loopback server; private
+ * addresses refused unless ALLOW_PRIVATE_URLS is set.
+ */
+import { afterAll, beforeAll, describe, expect, it, layer } from "@effect/vitest"
+import { Effect } from "effect"
+import { createServer, type Server } from "node:http"
+import type { AddressInfo } from "node:net"
+import { BrokerUrl, brokerTestLayer } from "../../src/layers/Test.ts"
+import { isPrivateAddress } from "../../src/services/UrlFetcher.ts"
+import { defaultBackend } from "../support/backends.ts"
+import { call, corpusFile, upload } from "../support/http.ts"
+
+const pdf = corpusFile("pdf/basicapi.pdf")
+let origin = ""
+let server: Server
+
+beforeAll(async () => {
+  server = createServer((req, res) => {
+    if (req.url === "/files/report.pdf") {
+      res.writeHead(200, { "content-type": "application/pdf" }).end(pdf)
+    } else if (req.url === "/download?id=7") {
+      res.writeHead(200, { "content-type": "application/octet-stream", "content-disposition": "attachment; filename*=UTF-8''Quarterly%20r%C3%A9sum%C3%A9.pdf" }).end(pdf)
+    } else if (req.url === "/moved") {
+      res.writeHead(302, { location: "/files/report.pdf" }).end()
+    } else {
+      res.writeHead(404).end("no such file")
+    }
+  })
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve))
+  origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`
+})
+afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())))
+
+const fromUrl = (base: string, url: string, extra = "") => upload(base, new Uint8Array(), `?documentUrl=${encodeURIComponent(url)}${extra}`)
+
+describe("documentUrl", () => {
+  it("tells private, loopback and link-local addresses from public ones", () => {
+    for (const address of ["127.0.0.1", "10.0.0.1", "172.16.5.4", "192.168.1.1", "169.254.169.254", "100.64.0.1", "0.0.0.0", "::1", "fe80::1", "fd00::1", "::ffff:127.0.0.1"]) {
+      expect(isPrivateAddress(address), address).toBe(true)
+    }
+    for (const address of ["8.8.8.8", "1.1.1.1", "172.32.0.1", "2606:4700:4700::1111", "::ffff:8.8.8.8"]) {
+      expect(isPrivateAddress(address), address).toBe(false)
+    }
+  })
+
+  layer(brokerTestLayer(defaultBackend.config), { timeout: 120_000 })("by default", (it) => {
+    it.effect("refuses loopback and private addresses, and URLs that are not http(s)", () =>
+      Effect.gen(function*() {
+        const base = yield* BrokerUrl
+        for (const url of [`${origin}/files/report.pdf`, "http://localhost:1/x.pdf", "http://10.1.2.3/x.pdf", "http://[::1]/x.pdf", "file:///etc/passwd", "not a url"]) {
+          const reply = yield* fromUrl(base, url)
+          expect(reply.status, url).toBe(400)
+          expect(reply.json.message, url).toBeTruthy()
+        }
+      }))
+  })
+
+  layer(brokerTestLayer({ ...defaultBackend.config, ALLOW_PRIVATE_URLS: "true" }), { timeout: 120_000 })("with ALLOW_PRIVATE_URLS", (it) => {
+    it.effect("fetches the document, follows redirects and takes the title from the server", () =>
+      Effect.gen(function*() {
+        const base = yield* BrokerUrl
+        const plain = yield* fromUrl(base, `${origin}/files/report.pdf`)
+        expect(plain.status).toBe(200)
+        const metadata = yield* call(`${base}/documents/${plain.json.id}`)
+        expect(metadata.json).toMatchObject({ documentTitle: "report.pdf", format: "pdf" })
+        const file = yield* call(`${base}/documents/${plain.json.id}/file`)
+        expect(Buffer.compare(Buffer.from(file.bytes), pdf)).toBe(0)
+
+        const named = yield* fromUrl(base, `${origin}/download?id=7`)
+        expect((yield* call(`${base}/documents/${named.json.id}`)).json.documentTitle).toBe("Quarterly résumé.pdf")
+        const titled = yield* fromUrl(base, `${origin}/download?id=7`, "&documentTitle=Mine")
+        expect((yield* call(`${base}/documents/${titled.json.id}`)).json.documentTitle).toBe("Mine")
+
+        const moved = yield* fromUrl(base, `${origin}/moved`)
+        expect(moved.status).toBe(200)
+        const missing = yield* fromUrl(base, `${origin}/nothing-here`)
+        expect(missing.status).toBe(400)
+        expect(missing.json.message).toContain("404")
+      }))
+  })
+})
