@@ -1,0 +1,28 @@
+/**
+ * Debian's Chromium, headless, driven by playwright-core (no browser download).
+ */
+import { Effect } from "effect"
+import { chromium } from "playwright-core"
+
+export const CHROMIUM = "/usr/bin/chromium"
+
+/** A fresh browser (playwright gives it an empty profile) for the scope; closed with it. */
+export const browser = Effect.acquireRelease(
+  Effect.promise(() =>
+    chromium.launch({
+      executablePath: CHROMIUM,
+      headless: true,
+      // Background networking would try hosts this machine cannot reach.
+      args: [
+        "--no-sandbox",
+        "--disable-gpu",
+        "--disable-quic",
+        "--no-first-run",
+        "--disable-background-networking",
+        "--disable-component-update",
+        "--disable-sync"
+      ]
+    })
+  ),
+  (b) => Effect.promise(() => b.close())
+)
