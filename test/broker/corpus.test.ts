@@ -13,6 +13,7 @@ import * as path from "node:path"
 import sharp from "sharp"
 import { BrokerUrl, brokerTestLayer } from "../../src/layers/Test.ts"
 import { CORPUS, defaultBackend } from "../support/backends.ts"
+import { call, pngSize, type Reply } from "../support/http.ts"
 
 const PDF_DIR = `${CORPUS}pdf/`
 const FILES = readdirSync(PDF_DIR).filter((name) => name.toLowerCase().endsWith(".pdf")).sort()
@@ -186,21 +187,6 @@ const mutoolRun = (script: string, file: string): unknown => {
 
 // ---- the broker --------------------------------------------------------------------------
 
-interface Reply {
-  readonly status: number
-  readonly contentType: string
-  readonly bytes: Buffer
-  readonly json: any
-}
-
-const call = (url: string, init?: RequestInit) =>
-  Effect.promise(async (): Promise<Reply> => {
-    const response = await fetch(url, init)
-    const bytes = Buffer.from(await response.arrayBuffer())
-    const contentType = response.headers.get("content-type") ?? ""
-    return { status: response.status, contentType, bytes, json: contentType.includes("json") ? JSON.parse(bytes.toString("utf8")) : undefined }
-  })
-
 const get = (base: string, route: string) => call(`${base}${route}`)
 
 /** One upload per file for the whole suite (the broker would give a second upload a new ID). */
@@ -238,12 +224,6 @@ const layoutOf = (base: string, id: string) =>
   )
 
 /** Width and height from a PNG's IHDR chunk, after checking the signature and the chunk's place. */
-const pngSize = (bytes: Uint8Array) => {
-  expect(Array.from(bytes.subarray(0, 8))).toEqual([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a])
-  expect(Buffer.from(bytes.subarray(12, 16)).toString("latin1")).toBe("IHDR")
-  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength)
-  return { width: view.getUint32(16), height: view.getUint32(20) }
-}
 
 /** The displayed height of a page drawn `width` pixels wide: quarter turns swap the sides. */
 const displayedHeight = (page: PageDimensions, width: number, extraRotation = 0) => {

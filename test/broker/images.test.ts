@@ -12,6 +12,7 @@ import * as path from "node:path"
 import sharp from "sharp"
 import { BrokerUrl, brokerTestLayer } from "../../src/layers/Test.ts"
 import { CORPUS, defaultBackend } from "../support/backends.ts"
+import { call, pngSize, upload } from "../support/http.ts"
 
 const scratch = mkdtempSync(path.join(tmpdir(), "docstack-images-"))
 
@@ -226,30 +227,6 @@ const expectedPages = async (testCase: Case, bytes: Buffer) => {
 
 // ---- helpers ----------------------------------------------------------------------------------
 
-interface Reply {
-  readonly status: number
-  readonly contentType: string
-  readonly bytes: Buffer
-  readonly json: any
-}
-
-const call = (url: string, init?: RequestInit) =>
-  Effect.promise(async (): Promise<Reply> => {
-    const response = await fetch(url, init)
-    const bytes = Buffer.from(await response.arrayBuffer())
-    const contentType = response.headers.get("content-type") ?? ""
-    return { status: response.status, contentType, bytes, json: contentType.includes("json") ? JSON.parse(bytes.toString("utf8")) : undefined }
-  })
-
-const upload = (base: string, bytes: Buffer) =>
-  call(`${base}/documents`, { method: "POST", headers: { "content-type": "application/octet-stream" }, body: new Uint8Array(bytes) })
-
-const pngSize = (bytes: Uint8Array) => {
-  expect(Array.from(bytes.subarray(0, 8))).toEqual([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a])
-  expect(Buffer.from(bytes.subarray(12, 16)).toString("latin1")).toBe("IHDR")
-  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength)
-  return { width: view.getUint32(16), height: view.getUint32(20) }
-}
 
 const pdfinfo = (pdf: Buffer) => {
   const file = path.join(scratch, `rendition-${Math.random().toString(36).slice(2)}.pdf`)
