@@ -15,10 +15,10 @@ const MigrationsLive = Layer.effectDiscard(Migrator.make({})({ loader: migration
 
 export const SqlLive = Layer.unwrapEffect(
   Effect.gen(function*() {
-    const { dataDir, databaseUrl } = yield* StorageConfig
+    const { dataDir, databaseUrl, pgliteSharedBuffers } = yield* StorageConfig
     const client = Option.match(databaseUrl, {
       onNone: () =>
-        PgliteClient.layer(path.join(dataDir, "pgdata")).pipe(Layer.provide(Layer.scopedDiscard(lockDataDir(dataDir)))),
+        PgliteClient.layer(path.join(dataDir, "pgdata"), pgliteSharedBuffers).pipe(Layer.provide(Layer.scopedDiscard(lockDataDir(dataDir)))),
       onSome: (url) =>
         PgClient.layer({ url, transformQueryNames: Str.camelToSnake, transformResultNames: Str.snakeToCamel, applicationName: "docstack" })
     })

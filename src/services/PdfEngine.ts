@@ -6,6 +6,7 @@ import { Worker } from "@effect/platform"
 import type { WorkerError } from "@effect/platform/WorkerError"
 import { NodeWorker } from "@effect/platform-node"
 import { Config, Duration, Effect } from "effect"
+import { rmSync } from "node:fs"
 import { availableParallelism } from "node:os"
 import { Worker as WorkerThread } from "node:worker_threads"
 import type { SearchOptions } from "../schemas/Content.ts"
@@ -22,6 +23,7 @@ import {
   RenderPage,
   SearchPages
 } from "./pdf/Protocol.ts"
+import { buildWorkerBundle } from "./pdf/WorkerBundle.ts"
 
 export { PageBox, PdfOpenFailed, PdfOperationFailed } from "./pdf/Protocol.ts"
 
@@ -43,13 +45,17 @@ export class PdfEngine extends Effect.Service<PdfEngine>()("docstack/PdfEngine",
   scoped: Effect.gen(function*() {
     const config = yield* PdfEngineConfig
     const workerOptions: PdfWorkerOptions = { openDocuments: config.openDocumentsPerWorker }
+    const bundle = yield* Effect.acquireRelease(
+      Effect.promise(buildWorkerBundle),
+      (file) => Effect.sync(() => rmSync(file, { force: true }))
+    )
     const pool = yield* Worker.makePoolSerialized<PdfRequest>({
       size: Math.max(1, config.workers),
       concurrency: Math.max(1, config.concurrencyPerWorker)
     }).pipe(
       Effect.provideService(
         Worker.Spawner,
-        () => new WorkerThread(new URL("./pdf/pdf-worker.mjs", import.meta.url), { workerData: workerOptions })
+        () => new WorkerThread(bundle, { workerData: workerOptions })
       ),
       Effect.orDie
     )

@@ -10,6 +10,7 @@ export class StorageConfig extends Effect.Service<StorageConfig>()("docstack/Sto
     const databaseUrl = yield* Config.option(Config.redacted("DATABASE_URL")).pipe(
       Effect.map(Option.filter((url) => Redacted.value(url).trim() !== ""))
     )
-    return { dataDir, databaseUrl } as const
+    const pgliteSharedBuffers = yield* Config.string("PGLITE_SHARED_BUFFERS").pipe(Config.withDefault("16MB"))
+    return { dataDir, databaseUrl, pgliteSharedBuffers } as const
   })
 }) {}
