@@ -158,7 +158,7 @@ export class Documents extends Effect.Service<Documents>()("docstack/Documents",
           dpis = converted.dpis
         }
         const path = yield* blobs.localPath(renditionHash).pipe(Effect.orDie)
-        const summary = yield* engine.analyze({ hash: renditionHash, path }).pipe(
+        const summary = yield* engine.analyze({ hash: renditionHash, path }, defaultDescriptor).pipe(
           Effect.mapError((error) =>
             new InvalidRequest({
               message: error._tag === "PdfOpenFailed" && error.reason === "password"
@@ -172,6 +172,7 @@ export class Documents extends Effect.Service<Documents>()("docstack/Documents",
           return yield* new InvalidRequest({ message: `The document has ${summary.pages.length} pages, more than the limit of ${config.maxPages}` })
         }
         const pages = summary.pages.map((box, i) => new PageRecord({ ...box, dpi: dpis[i] ?? 72 }))
+        if (summary.firstPage) yield* derived.put(renditionHash, pageImageName(0, defaultDescriptor), summary.firstPage)
         yield* registry.saveRendition(sourceHash, renditionHash, pages, summary.info)
       })
 
@@ -183,7 +184,7 @@ export class Documents extends Effect.Service<Documents>()("docstack/Documents",
       registry.isReferenced(hash).pipe(Effect.flatMap((used) => (used ? Effect.void : collect([hash]))))
 
     const renderPage = (source: PdfSource, page: number, descriptor: PageImageDescriptor) => {
-      const name = `p${page}_${descriptor.key}.png`
+      const name = pageImageName(page, descriptor)
       return derived.get(source.hash, name).pipe(
         Effect.flatMap(Option.match({
           onSome: Effect.succeed,
@@ -275,8 +276,6 @@ export class Documents extends Effect.Service<Documents>()("docstack/Documents",
           sourceSize: stored.size,
           registeredPages: null
         })
-        // The first page is what a viewer asks for next: render it while the client reads the answer.
-        yield* Effect.forkDaemon(warmUp(documentId))
         return new DocumentIdRef({ id: documentId })
       }).pipe(Effect.onError(() => releaseIfUnused(stored.hash)))
     })
@@ -443,15 +442,6 @@ export class Documents extends Effect.Service<Documents>()("docstack/Documents",
 
     }
 
-    /** Renders the first page into the cache ahead of the first request for it; failures are only logged. */
-    function warmUp(documentId: string) {
-      return resolve(documentId).pipe(
-        Effect.flatMap((doc) => pdfOf(doc)),
-        Effect.flatMap((pdf) => pageImages.get(JSON.stringify([pdf.hash, pdf.path, 0, defaultDescriptor.key]))),
-        Effect.catchAll((error) => Effect.logDebug("Warm-up render failed", error)),
-        Effect.asVoid
-      )
-    }
 
     function search(doc: DocumentRecord, fromPage: number, toPage: number, options: SearchOptions) {
       return Effect.gen(function*() {
@@ -485,6 +475,9 @@ const capUpload = <E>(body: Stream.Stream<Uint8Array, E>, limit: number, drain: 
     Stream.concat(Stream.suspend(() => (total > limit ? Stream.fail(uploadTooLarge(limit)) : Stream.empty)))
   )
 }
+
+/** Where a page image is cached under its PDF's hash. */
+const pageImageName = (page: number, descriptor: PageImageDescriptor) => `p${page}_${descriptor.key}.png`
 
 const fileNameOf = (doc: DocumentRecord, extension: string) => {
   const base = (doc.title ?? doc.id).replace(/[\\/:*?"<>|\u0000-\u001f]/g, "_")

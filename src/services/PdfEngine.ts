@@ -67,18 +67,12 @@ export class PdfEngine extends Effect.Service<PdfEngine>()("docstack/PdfEngine",
       maxImagePixels: config.maxImagePixels,
       /** Requests running or waiting, per request slot of the pool: 1 means every slot is busy. */
       load: Effect.sync(() => inFlight / capacity),
-      analyze: Effect.fn("PdfEngine.analyze")((source: PdfSource) => pool.executeEffect(new Analyze(source)).pipe(withLimits)),
+      /** Page boxes and information of a PDF, and its first page rendered with `firstPage`. */
+      analyze: Effect.fn("PdfEngine.analyze")((source: PdfSource, firstPage: PageImageDescriptor) =>
+        pool.executeEffect(new Analyze({ ...source, firstPage: renderSettings(firstPage) })).pipe(withLimits)
+      ),
       renderPage: Effect.fn("PdfEngine.renderPage")((source: PdfSource, page: number, descriptor: PageImageDescriptor) =>
-        pool.executeEffect(
-          new RenderPage({
-            ...source,
-            page,
-            width: descriptor.width,
-            rotation: descriptor.rotation,
-            filters: descriptor.filters,
-            maxPixels: config.maxImagePixels
-          })
-        ).pipe(withLimits)
+        pool.executeEffect(new RenderPage({ ...source, page, ...renderSettings(descriptor) })).pipe(withLimits)
       ),
       text: Effect.fn("PdfEngine.text")((source: PdfSource, page: number) => pool.executeEffect(new ExtractText({ ...source, page })).pipe(withLimits)),
       search: Effect.fn("PdfEngine.search")((source: PdfSource, fromPage: number, toPage: number, options: SearchOptions) =>
@@ -87,6 +81,10 @@ export class PdfEngine extends Effect.Service<PdfEngine>()("docstack/PdfEngine",
       outline: Effect.fn("PdfEngine.outline")((source: PdfSource) => pool.executeEffect(new ReadOutline(source)).pipe(withLimits)),
       destinations: Effect.fn("PdfEngine.destinations")((source: PdfSource) => pool.executeEffect(new ReadDestinations(source)).pipe(withLimits)),
       signatureFields: Effect.fn("PdfEngine.signatureFields")((source: PdfSource) => pool.executeEffect(new ReadSignatureFields(source)).pipe(withLimits))
+    }
+
+    function renderSettings(descriptor: PageImageDescriptor) {
+      return { width: descriptor.width, rotation: descriptor.rotation, filters: descriptor.filters, maxPixels: config.maxImagePixels }
     }
 
     function withLimits<A, E>(effect: Effect.Effect<A, E | WorkerError>) {

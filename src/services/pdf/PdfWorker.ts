@@ -207,6 +207,38 @@ const resolveDest = async (doc: PDFDocumentProxy, dest: string | ReadonlyArray<u
   }
 }
 
+interface RenderSettings {
+  readonly width: number
+  readonly rotation: number
+  readonly filters: ReadonlyArray<{ readonly code: string; readonly value: number }>
+  readonly maxPixels: number
+}
+
+const renderPng = async (doc: PDFDocumentProxy, page: PDFPageProxy, settings: RenderSettings) => {
+  const rotation = (page.rotate + settings.rotation) % 360
+  const unit = page.getViewport({ scale: 1, rotation })
+  const viewport = page.getViewport({ scale: settings.width / unit.width, rotation })
+  const width = settings.width
+  const height = Math.max(1, Math.round(viewport.height))
+  if (width * height > settings.maxPixels) {
+    throw new Error(`the image would have ${width}x${height} pixels, more than the limit of ${settings.maxPixels}`)
+  }
+  const canvasFactory = doc.canvasFactory as CanvasFactory
+  const target = canvasFactory.create(width, height)
+  try {
+    target.context.fillStyle = "#ffffff"
+    target.context.fillRect(0, 0, width, height)
+    await page.render({ canvas: target.canvas as HTMLCanvasElement, canvasContext: target.context, viewport }).promise
+    const pixels = target.context.getImageData(0, 0, width, height).data
+    // Measured: sharp from raw RGBA at compression 1 encodes ~9x faster than the canvas encoder at a similar size.
+    const image = applyFilters(sharp(Buffer.from(pixels.buffer, pixels.byteOffset, pixels.byteLength), { raw: { width, height, channels: 4 } }), settings.filters)
+    return new Uint8Array(await image.removeAlpha().png({ compressionLevel: 1, adaptiveFiltering: false }).toBuffer())
+  } finally {
+    canvasFactory.destroy(target)
+    page.cleanup()
+  }
+}
+
 const pageOf = (doc: PDFDocumentProxy, index: number) =>
   index < 0 || index >= doc.numPages
     ? Effect.fail(new PdfOperationFailed({ message: `Page ${index} is outside 0..${doc.numPages - 1}` }))
@@ -242,7 +274,11 @@ const handlers = WorkerRunner.layerSerialized(PdfRequest, {
         for (const [key, value] of Object.entries((info ?? {}) as Record<string, unknown>)) {
           if (typeof value === "string" && value.trim() !== "") text[key] = value
         }
-        return new PdfSummary({ pages: boxes, info: text })
+        // The first page is what a viewer asks for next, and this worker has the document open now.
+        const firstPage = found[0] === undefined
+          ? undefined
+          : await doc.getPage(1).then((page) => renderPng(doc, page, req.firstPage)).catch(() => undefined)
+        return new PdfSummary({ pages: boxes, info: text, firstPage })
       })
     }),
 
@@ -250,30 +286,7 @@ const handlers = WorkerRunner.layerSerialized(PdfRequest, {
     Effect.gen(function*() {
       const doc = yield* open(req)
       const page = yield* pageOf(doc, req.page)
-      return yield* attempt(`Rendering page ${req.page}`, async () => {
-        const rotation = (page.rotate + req.rotation) % 360
-        const unit = page.getViewport({ scale: 1, rotation })
-        const viewport = page.getViewport({ scale: req.width / unit.width, rotation })
-        const width = req.width
-        const height = Math.max(1, Math.round(viewport.height))
-        if (width * height > req.maxPixels) {
-          throw new Error(`the image would have ${width}x${height} pixels, more than the limit of ${req.maxPixels}`)
-        }
-        const canvasFactory = doc.canvasFactory as CanvasFactory
-        const target = canvasFactory.create(width, height)
-        try {
-          target.context.fillStyle = "#ffffff"
-          target.context.fillRect(0, 0, width, height)
-          await page.render({ canvas: target.canvas as HTMLCanvasElement, canvasContext: target.context, viewport }).promise
-          const pixels = target.context.getImageData(0, 0, width, height).data
-          // Measured: sharp from raw RGBA at compression 1 encodes ~9x faster than the canvas encoder at a similar size.
-          const image = applyFilters(sharp(Buffer.from(pixels.buffer, pixels.byteOffset, pixels.byteLength), { raw: { width, height, channels: 4 } }), req.filters)
-          return new Uint8Array(await image.removeAlpha().png({ compressionLevel: 1, adaptiveFiltering: false }).toBuffer())
-        } finally {
-          canvasFactory.destroy(target)
-          page.cleanup()
-        }
-      })
+      return yield* attempt(`Rendering page ${req.page}`, () => renderPng(doc, page, req))
     }),
 
   ExtractText: (req) =>

@@ -33,26 +33,28 @@ export class PageBox extends Schema.Class<PageBox>("PageBox")({
 export class PdfSummary extends Schema.Class<PdfSummary>("PdfSummary")({
   pages: Schema.Array(PageBox),
   /** The document information dictionary (Title, Author, ...) and the PDF version, as text. */
-  info: Schema.Record({ key: Schema.String, value: Schema.String })
+  info: Schema.Record({ key: Schema.String, value: Schema.String }),
+  /** The first page rendered as asked in the request; absent when it could not be rendered. */
+  firstPage: Schema.optional(Schema.Uint8ArrayFromSelf)
 }) {}
+
+const RenderSettings = {
+  width: Schema.Int,
+  rotation: Schema.Int,
+  filters: Schema.Array(Schema.Struct({ code: FilterCode, value: Schema.Int })),
+  maxPixels: Schema.Int
+}
 
 export class Analyze extends Schema.TaggedRequest<Analyze>()("Analyze", {
   failure: Failure,
   success: PdfSummary,
-  payload: Source
+  payload: { ...Source, firstPage: Schema.Struct(RenderSettings) }
 }) {}
 
 export class RenderPage extends Schema.TaggedRequest<RenderPage>()("RenderPage", {
   failure: Failure,
   success: Schema.Uint8ArrayFromSelf,
-  payload: {
-    ...Source,
-    page: Schema.Int,
-    width: Schema.Int,
-    rotation: Schema.Int,
-    filters: Schema.Array(Schema.Struct({ code: FilterCode, value: Schema.Int })),
-    maxPixels: Schema.Int
-  }
+  payload: { ...Source, page: Schema.Int, ...RenderSettings }
 }) {}
 
 export class ExtractText extends Schema.TaggedRequest<ExtractText>()("ExtractText", {
