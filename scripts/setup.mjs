@@ -30,8 +30,10 @@ function installNodeModules() {
   const current = existsSync(marker) && statSync(marker).mtimeMs >= statSync(lock).mtimeMs &&
     existsSync(join(root, "node_modules", "effect"))
   if (current) return
-  log("installing npm packages (npm ci)")
-  execFileSync("npm", ["ci", "--no-audit", "--no-fund"], { cwd: root, stdio: "inherit" })
+  // npm install, not npm ci: ci refuses a lock file that lacks other platforms' optional packages
+  // (as npm on this machine writes it), while install keeps the locked versions all the same.
+  log("installing npm packages (npm install)")
+  execFileSync("npm", ["install", "--no-audit", "--no-fund"], { cwd: root, stdio: "inherit" })
 }
 
 function installSystemPackages() {

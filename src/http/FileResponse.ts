@@ -14,7 +14,8 @@ export const fileResponse = (content: FileContent, kind: "inline" | "attachment"
   HttpServerResponse.stream(content.read(), {
     contentType: content.contentType,
     contentLength: content.size,
-    headers: { "content-disposition": disposition(kind, content.fileName), "accept-ranges": "bytes" }
+    // No accept-ranges: ranges are served by /file/chunk, not here.
+    headers: { "content-disposition": disposition(kind, content.fileName) }
   })
 
 /**

@@ -42,6 +42,9 @@ export const BrokerLive = Layer.unwrapEffect(
       Config.withDefault(8761)
     )
     const host = yield* Config.string("BROKER_HOST").pipe(Config.withDefault("0.0.0.0"))
-    return BrokerApp.pipe(HttpServer.withLogAddress, Layer.provide(NodeHttpServer.layer(createServer, { port, host })))
+    // The port opens only once every service is built: a connection accepted earlier would wait, unanswered,
+    // for the whole start-up (the same ServicesLive value, so it is built once).
+    const server = NodeHttpServer.layer(createServer, { port, host }).pipe(Layer.provide(ServicesLive))
+    return BrokerApp.pipe(HttpServer.withLogAddress, Layer.provide(server))
   })
 )

@@ -18,7 +18,8 @@ export const DocumentIdFromUrl = Schema.transform(
   Schema.String.pipe(
     Schema.filter((s) => s.length > 0 && !s.includes("/"), {
       message: () => "documentId must be one path segment: use '@' between part indices, not a percent-encoded '/'"
-    })
+    }),
+    Schema.filter((s) => !/[\u0000-\u001f\u007f]/.test(s), { message: () => "documentId must not contain control characters" })
   ),
   Schema.String,
   { strict: true, decode: (s) => s.replaceAll("@", "/"), encode: (s) => s.replaceAll("/", "@") }
@@ -26,9 +27,17 @@ export const DocumentIdFromUrl = Schema.transform(
 
 /** A caller-assigned ID: no `/` or `@`, which are reserved for part IDs. */
 export const AssignedDocumentId = Schema.String.pipe(
-  Schema.pattern(/^[^/@\s]{1,200}$/, {
-    message: () => "documentId must be 1-200 characters without '/', '@' or white space"
-  })
+  Schema.pattern(/^[^/@\s\u0000-\u001f\u007f]{1,200}$/, {
+    message: () => "documentId must be 1-200 characters without '/', '@', white space or control characters"
+  }),
+  // Clients and proxies rewrite "." and ".." path segments, so such an ID could never be reached.
+  Schema.filter((id) => id !== "." && id !== "..", { message: () => "documentId must not be '.' or '..'" })
+)
+
+/** A title to show people: any text but control characters, which databases and headers refuse. */
+export const DocumentTitle = Schema.String.pipe(
+  Schema.filter((t) => !/[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f]/.test(t), { message: () => "documentTitle must not contain control characters" }),
+  Schema.maxLength(1000, { message: () => "documentTitle must be at most 1000 characters" })
 )
 
 export const LAYOUT_TYPE_PREFIX = "com.docstack.viewer.client.api.document."
@@ -43,6 +52,15 @@ export class PageDimensions extends Schema.Class<PageDimensions>("PageDimensions
   dpi: Schema.Int,
   pageLayers: Schema.NullOr(Schema.Unknown)
 }) {}
+
+/** A page given by a client: sizes that a page can have. */
+const RegisteredPage = Schema.Struct({
+  width: Schema.Number.pipe(Schema.positive(), Schema.lessThanOrEqualTo(200_000)),
+  height: Schema.Number.pipe(Schema.positive(), Schema.lessThanOrEqualTo(200_000)),
+  rotation: Schema.Int.pipe(Schema.filter((r) => r % 90 === 0, { message: () => "rotation must be a multiple of 90" })),
+  dpi: Schema.Int.pipe(Schema.positive()),
+  pageLayers: Schema.optional(Schema.NullOr(Schema.Unknown))
+})
 
 export class DocumentPageLayout extends Schema.Class<DocumentPageLayout>("DocumentPageLayout")({
   type: Schema.Literal(`${LAYOUT_TYPE_PREFIX}DocumentPageLayout`),
@@ -84,9 +102,9 @@ export type DocumentLayout = typeof DocumentLayout.Type
 export class LayoutRegistration extends Schema.Class<LayoutRegistration>("LayoutRegistration")({
   type: Schema.optional(Schema.String),
   documentId: Schema.Union(AssignedDocumentId, Schema.Struct({ id: AssignedDocumentId })),
-  documentTitle: Schema.optional(Schema.NullOr(Schema.String)),
+  documentTitle: Schema.optional(Schema.NullOr(DocumentTitle)),
   mimeType: Schema.optional(Schema.NullOr(Schema.String)),
-  pageDimensionsList: Schema.Array(PageDimensions).pipe(Schema.minItems(1))
+  pageDimensionsList: Schema.Array(RegisteredPage).pipe(Schema.minItems(1))
 }) {}
 
 export class DocumentMetadata extends Schema.Class<DocumentMetadata>("DocumentMetadata")({
@@ -103,7 +121,7 @@ export class DocumentMetadata extends Schema.Class<DocumentMetadata>("DocumentMe
 
 export class UploadParams extends Schema.Class<UploadParams>("UploadParams")({
   documentId: Schema.optional(AssignedDocumentId),
-  documentTitle: Schema.optional(Schema.String),
+  documentTitle: Schema.optional(DocumentTitle),
   documentUrl: Schema.optional(Schema.String),
   failOnUnsupported: Schema.optionalWith(Schema.BooleanFromString, { default: () => true })
 }) {}

@@ -65,7 +65,9 @@ export class Health extends Effect.Service<Health>()("docstack/Health", {
 
     const runChecks = Effect.forEach(COMPONENTS, (name) =>
       checks[name].pipe(
-        Effect.timeout(Duration.times(interval, 2)),
+        // A probe waits behind real work in the render queue: only a pool stuck past the render
+        // timeout is down, a busy one is not (readiness must not pull a server for being busy).
+        Effect.timeout(Duration.max(Duration.times(interval, 2), engine.timeout)),
         Effect.match({
           onFailure: (error) => {
             everDown.add(name)

@@ -65,6 +65,7 @@ export class PdfEngine extends Effect.Service<PdfEngine>()("docstack/PdfEngine",
 
     return {
       maxImagePixels: config.maxImagePixels,
+      timeout: config.timeout,
       /** Requests running or waiting, per request slot of the pool: 1 means every slot is busy. */
       load: Effect.sync(() => inFlight / capacity),
       /** Page boxes and information of a PDF, and its first page rendered with `firstPage`. */

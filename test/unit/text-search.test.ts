@@ -57,8 +57,20 @@ describe("searchRuns", () => {
     expect(find([run("1+1=2", 0, 0)], "1+1").matches.map((m) => m.text)).toEqual(["1+1"])
   })
 
+  it("folds compatibility forms: ligatures and Arabic presentation forms match plain letters", () => {
+    expect(find([run("ﬁnal ofﬁce", 0, 0)], "office").matches.map((m) => m.text)).toEqual(["ofﬁce"])
+    expect(find([run("ﻟﻌﺮﺑﻴﺔ", 0, 0)], "لعربية").hits).toHaveLength(1)
+  })
+
+  it("runs a pattern that backtracks exponentially in other engines on a long page (RE2, linear time)", () => {
+    const page = [run(`${"a".repeat(5_000)}!`, 0, 0)]
+    expect(find(page, "(\\w+\\s?)+$", { regex: true }).hits).toEqual([])
+    expect(find(page, "(a|aa)+!", { regex: true }).matches).toHaveLength(1)
+  })
+
   it("skips empty regex matches and refuses invalid patterns", () => {
     expect(find([run("abc", 0, 0)], "x*", { regex: true }).hits).toEqual([])
     expect(() => compilePattern(options("(", { regex: true }))).toThrow(InvalidSearchPattern)
+    expect(() => compilePattern(options("(a)\\1", { regex: true }))).toThrow(InvalidSearchPattern)
   })
 })

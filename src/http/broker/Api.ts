@@ -36,7 +36,10 @@ import { PageImageParams } from "../../schemas/PageImage.ts"
 const documentId = HttpApiSchema.param("documentId", DocumentIdFromUrl)
 const page = HttpApiSchema.param(
   "page",
-  Schema.NumberFromString.pipe(Schema.int(), Schema.nonNegative({ message: () => "page must be a 0-based page number" }))
+  Schema.String.pipe(
+    Schema.pattern(/^\d{1,9}$/, { message: () => "page must be a 0-based page number written in decimal digits" }),
+    Schema.compose(Schema.NumberFromString)
+  )
 )
 
 const Binary = (contentType: string, description: string) =>

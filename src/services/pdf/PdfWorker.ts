@@ -107,7 +107,8 @@ interface CanvasFactory {
 const measureContext = createCanvas(1, 1).getContext("2d")
 const measure = (text: string, fontFamily: string) => {
   measureContext.font = `100px ${fontFamily}`
-  return Array.from(text, (ch) => measureContext.measureText(ch).width)
+  // The canvas throws on control characters (a NUL in a run of standard_fonts.pdf); they take no width.
+  return Array.from(text, (ch) => (ch < " " ? 0 : measureContext.measureText(ch).width))
 }
 
 const pageRuns = async (page: PDFPageProxy, withFontNames: boolean) => {

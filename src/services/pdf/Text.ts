@@ -2,6 +2,7 @@
  * Page text: from pdf.js text items to positioned runs in the displayed page's space, and search
  * over those runs. Pure functions; the worker feeds them.
  */
+import { RE2JS } from "re2js"
 import { PageSearchHit, PositionText, Rect, type SearchOptions, TextPosition, TextRange } from "../../schemas/Content.ts"
 
 /** The part of a pdf.js TextItem this module reads. */
@@ -156,24 +157,31 @@ const joinHyphenated = (text: string) => {
   return { joined, origin }
 }
 
-/** Folds accents (and so case via the regex flag) while remembering where each folded char came from. */
+/**
+ * Folds compatibility forms always (Arabic presentation forms, ligatures such as "ﬁ") and accents
+ * unless asked not to, remembering where each folded character came from; case is left to the pattern.
+ */
 const fold = (text: string, accentSensitive: boolean) => {
-  if (accentSensitive) return { folded: text, origin: Array.from(text, (_, i) => i) }
   let folded = ""
   const origin: Array<number> = []
   for (let i = 0; i < text.length; i++) {
-    const piece = text[i]!.normalize("NFD").replace(/\p{M}/gu, "")
+    const piece = accentSensitive ? text[i]!.normalize("NFKC") : text[i]!.normalize("NFKD").replace(/\p{M}/gu, "")
     folded += piece
     for (let k = 0; k < piece.length; k++) origin.push(i)
   }
   return { folded, origin }
 }
 
-export const compilePattern = (options: SearchOptions): RegExp => {
-  const query = options.accentSensitive ? options.searchText : fold(options.searchText, false).folded
-  const source = options.regex ? query : query.trim().split(/\s+/).map((w) => w.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")).join("\\s+")
+/**
+ * Compiles the query with RE2 (re2js): matching takes time linear in the text whatever the pattern,
+ * so a user's regular expression cannot stall a worker. Backreferences and lookaround are not
+ * supported, a fair price for that.
+ */
+export const compilePattern = (options: SearchOptions): RE2JS => {
+  const query = fold(options.searchText, options.accentSensitive).folded
+  const source = options.regex ? query : query.trim().split(/\s+/).map((w) => RE2JS.quote(w)).join("\\s+")
   try {
-    return new RegExp(source, options.caseSensitive ? "gu" : "giu")
+    return RE2JS.compile(source, options.caseSensitive ? 0 : RE2JS.CASE_INSENSITIVE)
   } catch (error) {
     throw new InvalidSearchPattern(`searchText is not a valid regular expression: ${(error as Error).message}`)
   }
@@ -190,22 +198,19 @@ const rangeRect = (run: TextPosition, first: number, last: number): Rect => {
  * Finds the pattern in a page. `hits` lists each run holding part of a match with the matched
  * character ranges inside it; `matches` gives each matched piece as text with its own box.
  */
-export const searchRuns = (page: number, runs: ReadonlyArray<TextPosition>, pattern: RegExp, accentSensitive: boolean) => {
+export const searchRuns = (page: number, runs: ReadonlyArray<TextPosition>, pattern: RE2JS, accentSensitive: boolean) => {
   const { text, starts } = joinRuns(runs)
   const { joined, origin: joinedOrigin } = joinHyphenated(text)
   const { folded, origin } = fold(joined, accentSensitive)
   const rangesByRun = new Map<number, Array<TextRange>>()
   const matches: Array<PositionText> = []
-  pattern.lastIndex = 0
+  const matcher = pattern.matcher(folded)
   let count = 0
-  for (let m = pattern.exec(folded); m !== null && count < MAX_MATCHES_PER_PAGE; m = pattern.exec(folded)) {
-    if (m[0].length === 0) {
-      pattern.lastIndex++
-      continue
-    }
+  while (count < MAX_MATCHES_PER_PAGE && matcher.find()) {
+    if (matcher.end() === matcher.start()) continue
     count++
-    const start = joinedOrigin[origin[m.index]!]!
-    const end = joinedOrigin[origin[m.index + m[0].length - 1]!]!
+    const start = joinedOrigin[origin[matcher.start()]!]!
+    const end = joinedOrigin[origin[matcher.end() - 1]!]!
     runs.forEach((run, i) => {
       const runStart = starts[i]!
       const runEnd = runStart + run.text.length - 1
