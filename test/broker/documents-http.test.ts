@@ -66,6 +66,12 @@ layer(brokerTestLayer({ ...defaultBackend.config, DATA_DIR: dataDir, MAX_UPLOAD_
         expect((yield* upload(base, tracemonkey, "?documentId=a/b")).status).toBe(400)
         expect((yield* upload(base, tracemonkey, "?documentId=a@b")).status).toBe(400)
         expect((yield* upload(base, tracemonkey, "?failOnUnsupported=maybe")).status).toBe(400)
+        for (const query of ["?documentId=a%00b", "?documentId=.", "?documentId=..", "?documentTitle=a%00b"]) {
+          const refused = yield* upload(base, tracemonkey, query)
+          expect(refused.status, query).toBe(400)
+          expect(refused.json, query).toMatchObject({ _tag: "HttpApiDecodeError" })
+        }
+        expect((yield* call(`${base}/documents/a%00b/layout`)).status).toBe(400)
 
         const tooLarge = yield* upload(base, new Uint8Array(MAX_UPLOAD + 1))
         expect(tooLarge.status).toBe(413)
@@ -103,6 +109,10 @@ layer(brokerTestLayer({ ...defaultBackend.config, DATA_DIR: dataDir, MAX_UPLOAD_
         expect((yield* post(body)).status).toBe(409)
         expect((yield* post(null)).status).toBe(400)
         expect((yield* post({ ...body, documentId: undefined })).status).toBe(400)
+        for (const page of [{ width: -5 }, { height: 0 }, { rotation: 45 }, { dpi: 0 }, { width: 1e308 }]) {
+          const bad = { ...body, documentId: `${id}-bad`, pageDimensionsList: [{ ...body.pageDimensionsList[0], ...page }] }
+          expect((yield* post(bad)).status, JSON.stringify(page)).toBe(400)
+        }
 
         const layout = yield* call(`${base}/documents/${id}/layout`)
         expect(layout.json).toMatchObject({ documentId: id, documentTitle: "Registered", pageDimensionsList: [{ width: 612 }, { width: 842, rotation: 90 }] })
@@ -247,7 +257,7 @@ layer(brokerTestLayer({ ...defaultBackend.config, DATA_DIR: dataDir, MAX_UPLOAD_
           expect(reply.status, bad).toBe(400)
           expect(reply.json.message, bad).toBeTruthy()
         }
-        for (const page of [-1, 14, "x", 1.5]) {
+        for (const page of [-1, 14, "x", 1.5, "0x1", "1e1", " 1"]) {
           expect((yield* image("", page)).status, String(page)).toBe(400)
         }
         expect((yield* call(`${base}/documents/unknown-${Date.now()}/pages/0/image`)).status).toBe(404)
@@ -319,6 +329,16 @@ layer(brokerTestLayer({ ...defaultBackend.config, DATA_DIR: dataDir, MAX_UPLOAD_
         for (const suffix of ["pages/0/text/position", "pages/0/text?searchText=a", "search?fromPage=0&searchText=a", "pages?searchText=a"]) {
           expect((yield* call(`${base}/documents/unknown-${Date.now()}/${suffix}`)).status, suffix).toBe(404)
         }
+      }))
+
+    it.effect("text of a PDF whose runs hold control characters (standard_fonts.pdf) is served", () =>
+      Effect.gen(function*() {
+        const base = yield* BrokerUrl
+        const id = yield* uploadOk(base, corpusFile("pdf/standard_fonts.pdf"))
+        const positions = yield* call(`${base}/documents/${id}/pages/0/text/position`)
+        expect(positions.status).toBe(200)
+        expect(positions.json.positionTextList.length).toBeGreaterThan(0)
+        expect((yield* call(`${base}/documents/${id}/pages?searchText=the`)).status).toBe(200)
       }))
 
     it.effect("bookmarks, destinations, signatures and printable: 200 for a document, 404 for none", () =>
