@@ -4,7 +4,7 @@
 import { expect, layer } from "@effect/vitest"
 import { Effect } from "effect"
 import { unzipSync } from "fflate"
-import { createHash } from "node:crypto"
+import { createHash, randomUUID } from "node:crypto"
 import { existsSync, readdirSync, rmSync } from "node:fs"
 import * as path from "node:path"
 import { PDFDocument, StandardFonts } from "pdf-lib"
@@ -17,9 +17,14 @@ const MAX_UPLOAD = 3_000_000
 
 const tracemonkey = corpusFile("pdf/tracemonkey.pdf")
 
-/** A two-page PDF with accented text, made here so the expected text is known exactly. */
+/**
+ * A two-page PDF with accented text, made here so the expected text is known exactly; unique bytes
+ * each time (its title), so that no other document, of this run or of an earlier one on the same
+ * database, shares its blob.
+ */
 const makeTextPdf = Effect.promise(async () => {
   const pdf = await PDFDocument.create()
+  pdf.setTitle(randomUUID())
   const font = await pdf.embedFont(StandardFonts.Helvetica)
   pdf.addPage([300, 200]).drawText("Café crème at Zoë's", { x: 20, y: 150, size: 14, font })
   pdf.addPage([300, 200]).drawText("order 12345 and order 67890", { x: 20, y: 150, size: 14, font })
