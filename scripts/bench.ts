@@ -15,7 +15,8 @@
  * Settings (environment): BENCH_RUNS (default 7, runs per median), BENCH_CONCURRENCY (4),
  * BENCH_FRESH_REPEATS (5, fresh brokers for the upload figures, the main one included),
  * BENCH_KEEP_TMP=1 keeps bench/tmp/<run>/ (data directories, logs, reference outputs),
- * BENCH_THROUGHPUT_PAGES (400; fewer only to smoke-test the script),
+ * BENCH_THROUGHPUT_PAGES (400; fewer only to smoke-test the script: with it below 400 or
+ * BENCH_RUNS below 3 the report goes to bench/tmp/smoke-results/, not bench/results/),
  * BENCH_QUIET_BUDGET (150 s): before each measured section the run waits until other processes
  * keep less than 0.3 cores busy, spending at most this much waiting over the whole run,
  * BENCH_REF=<git ref> measures the broker of that commit (a clean `git archive` copy under
@@ -44,6 +45,7 @@ const FRESH_REPEATS = intEnv("BENCH_FRESH_REPEATS", 5, 1, 8)
 const KEEP_TMP = process.env.BENCH_KEEP_TMP === "1"
 /** Pages in the throughput phase; fewer only for a quick smoke run of the script itself. */
 const THROUGHPUT_PAGES = intEnv("BENCH_THROUGHPUT_PAGES", 400, 2, 400)
+const SMOKE = THROUGHPUT_PAGES < 400 || RUNS < 3
 const REF = process.env.BENCH_REF?.trim() || undefined
 const QUIET_BUDGET_MS = intEnv("BENCH_QUIET_BUDGET", 150, 0, 600) * 1000
 const QUIET_CORES = 0.3
@@ -439,7 +441,8 @@ const main = async () => {
       memoryTimeline
     }
     const day = machine.date.slice(0, 10)
-    const outDir = join(root, "bench", "results")
+    // A shortened run (fewer pages or runs) is a smoke test of the script: it never lands in bench/results.
+    const outDir = SMOKE ? join(root, "bench", "tmp", "smoke-results") : join(root, "bench", "results")
     mkdirSync(outDir, { recursive: true })
     const jsonPath = join(outDir, `broker-${day}.json`)
     const mdPath = join(outDir, `broker-${day}.md`)
