@@ -71,6 +71,13 @@ export class DocumentRegistry extends Effect.Service<DocumentRegistry>()("docsta
       execute: (sourceHash) => sql`SELECT rendition_hash, pages FROM renditions WHERE source_hash = ${sourceHash}`
     })
 
+    /** Whether any document or rendition still points at these bytes. */
+    const isReferenced = (hash: string) =>
+      sql`SELECT 1 FROM documents WHERE source_hash = ${hash}
+          UNION ALL SELECT 1 FROM renditions WHERE rendition_hash = ${hash} OR source_hash = ${hash} LIMIT 1`.pipe(
+        Effect.map((rows) => rows.length > 0)
+      )
+
     return {
       find: Effect.fn("DocumentRegistry.find")((id: string) => findById(id).pipe(Effect.orDie)),
 
@@ -104,9 +111,7 @@ export class DocumentRegistry extends Effect.Service<DocumentRegistry>()("docsta
             const orphans = new Set<string>()
             // A hash may still be another document's original or another source's rendition (a PDF is its own).
             for (const hash of new Set([sourceHash, ...renditions.map((r) => r.renditionHash)])) {
-              const used = yield* sql`SELECT 1 FROM documents WHERE source_hash = ${hash}
-                                      UNION ALL SELECT 1 FROM renditions WHERE rendition_hash = ${hash} LIMIT 1`
-              if (used.length === 0) orphans.add(hash)
+              if (!(yield* isReferenced(hash))) orphans.add(hash)
             }
             return { removed: true, orphans: [...orphans] }
           })
@@ -123,19 +128,7 @@ export class DocumentRegistry extends Effect.Service<DocumentRegistry>()("docsta
               ON CONFLICT (source_hash) DO UPDATE SET rendition_hash = EXCLUDED.rendition_hash, pages = EXCLUDED.pages, info = EXCLUDED.info`.pipe(Effect.asVoid, Effect.orDie)
       ),
 
-      /** Whether any document or rendition still points at these bytes. */
-      isReferenced: Effect.fn("DocumentRegistry.isReferenced")((hash: string) =>
-        sql`SELECT 1 FROM documents WHERE source_hash = ${hash}
-            UNION ALL SELECT 1 FROM renditions WHERE rendition_hash = ${hash} OR source_hash = ${hash} LIMIT 1`.pipe(
-          Effect.map((rows) => rows.length > 0),
-          Effect.orDie
-        )
-      ),
-
-      count: sql<{ n: number }>`SELECT count(*)::int AS n FROM documents`.pipe(
-        Effect.map((rows) => rows[0]?.n ?? 0),
-        Effect.orDie
-      )
+      isReferenced: Effect.fn("DocumentRegistry.isReferenced")((hash: string) => isReferenced(hash).pipe(Effect.orDie))
     } as const
   })
 }) {}

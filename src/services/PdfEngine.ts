@@ -25,8 +25,6 @@ import {
 } from "./pdf/Protocol.ts"
 import { buildWorkerBundle } from "./pdf/WorkerBundle.ts"
 
-export { PageBox, PdfOpenFailed, PdfOperationFailed } from "./pdf/Protocol.ts"
-
 /** A PDF as the engine sees it: its content hash (cache key) and a local file with its bytes. */
 export interface PdfSource {
   readonly hash: string
