@@ -17,7 +17,16 @@ const SYSTEM_PACKAGES = [
   { pkg: "chromium", provides: "chromium" },
   // Fonts for text measurement and for pages whose fonts are not embedded.
   { pkg: "fonts-dejavu-core", file: "/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf" },
-  { pkg: "fonts-liberation2", file: "/usr/share/fonts/truetype/liberation2/LiberationSans-Regular.ttf" }
+  { pkg: "fonts-liberation2", file: "/usr/share/fonts/truetype/liberation2/LiberationSans-Regular.ttf" },
+  // LibreOffice without a GUI for the office conversion pool (src/services/convert/OfficeConverter.ts),
+  // driven over UNO by the Debian Python (/usr/bin/python3 with python3-uno).
+  { pkg: "libreoffice-writer-nogui", file: "/usr/lib/libreoffice/program/libswlo.so" },
+  { pkg: "libreoffice-calc-nogui", file: "/usr/lib/libreoffice/program/libscfiltlo.so" },
+  { pkg: "libreoffice-impress-nogui", file: "/usr/lib/libreoffice/program/libslideshowlo.so" },
+  { pkg: "libreoffice-draw-nogui", file: "/usr/lib/libreoffice/program/libsdlo.so" },
+  { pkg: "python3-uno", file: "/usr/lib/python3/dist-packages/uno.py" },
+  // CJK glyphs for office files and text converted by LibreOffice.
+  { pkg: "fonts-noto-cjk", file: "/usr/share/fonts/opentype/noto/NotoSansCJK-Regular.ttc" }
 ]
 
 const log = (message) => console.log(`[setup] ${message}`)

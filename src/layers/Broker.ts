@@ -1,6 +1,6 @@
 /**
  * The broker: its HttpApi with handlers, OpenAPI at /v3/api-docs, the explorer at
- * /swagger-ui/index.html, and every service it needs.
+ * /swagger-ui/index.html, and every service it needs, each built once and shared.
  */
 import { HttpApiBuilder, HttpApiSwagger, HttpMiddleware, HttpServer } from "@effect/platform"
 import { NodeContext, NodeHttpServer } from "@effect/platform-node"
@@ -8,23 +8,43 @@ import { Config, Effect, Layer } from "effect"
 import { createServer } from "node:http"
 import { AdministrationHttpLive } from "../http/broker/AdministrationHttp.ts"
 import { BrokerApi } from "../http/broker/Api.ts"
+import { ConversionsHttpLive } from "../http/broker/ConversionsHttp.ts"
+import { DocumentLoadingHttpLive } from "../http/broker/DocumentLoadingHttp.ts"
 import { DocumentsHttpLive } from "../http/broker/DocumentsHttp.ts"
 import { BlobStore } from "../services/BlobStore.ts"
+import { Containers } from "../services/Containers.ts"
+import { Conversions } from "../services/Conversions.ts"
+import { Converter } from "../services/convert/Converter.ts"
+import { OfficeConverter } from "../services/convert/OfficeConverter.ts"
+import { DerivedCache } from "../services/DerivedCache.ts"
+import { DocumentRegistry } from "../services/DocumentRegistry.ts"
 import { Documents } from "../services/Documents.ts"
 import { Health } from "../services/Health.ts"
+import { orderRunner } from "../services/OrderRunner.ts"
+import { Orders } from "../services/Orders.ts"
 import { PdfEngine } from "../services/PdfEngine.ts"
+import { Renditions } from "../services/Renditions.ts"
 import { StorageConfig } from "../services/StorageConfig.ts"
+import { UrlFetcher } from "../services/UrlFetcher.ts"
 import { SqlLive } from "./Sql.ts"
 
-const ServicesLive = Layer.mergeAll(Documents.Default, Health.Default).pipe(
-  Layer.provideMerge(Layer.mergeAll(BlobStore.FileSystemLive, PdfEngine.Default, SqlLive)),
+/** The order workers and what each kind of order does. */
+const OrderWorkersLive = Layer.unwrapEffect(
+  Documents.pipe(Effect.map((documents) => orderRunner({ conversion: (order) => documents.convert(order.documentId ?? "") })))
+)
+
+const ServicesLive = Layer.mergeAll(Conversions.Default, Health.Default, OrderWorkersLive).pipe(
+  Layer.provideMerge(Documents.Default),
+  Layer.provideMerge(Layer.mergeAll(Renditions.Default, Containers.Default)),
+  Layer.provideMerge(Layer.mergeAll(DocumentRegistry.Default, DerivedCache.Default, UrlFetcher.Default, Orders.Default, Converter.Default)),
+  Layer.provideMerge(Layer.mergeAll(BlobStore.FileSystemLive, PdfEngine.Default, SqlLive, OfficeConverter.Default)),
   Layer.provideMerge(StorageConfig.Default),
   Layer.provideMerge(NodeContext.layer)
 )
 
 /** The broker's routes, without a server: tests serve it on an ephemeral port. */
 export const BrokerRoutesLive = HttpApiBuilder.api(BrokerApi).pipe(
-  Layer.provide([DocumentsHttpLive, AdministrationHttpLive]),
+  Layer.provide([DocumentsHttpLive, ConversionsHttpLive, DocumentLoadingHttpLive, AdministrationHttpLive]),
   Layer.provide(ServicesLive)
 )
 

@@ -1,10 +1,13 @@
 /**
  * The broker for tests: the real application on an ephemeral loopback port, a fresh data directory,
- * configuration from a map. PostgreSQL when DATABASE_URL is given, PGlite otherwise.
+ * configuration from a map. PostgreSQL when DATABASE_URL is given (in a schema of its own, so that
+ * brokers of different tests never take each other's orders), PGlite otherwise.
  */
 import { HttpServer } from "@effect/platform"
 import { NodeHttpServer } from "@effect/platform-node"
-import { ConfigProvider, Context, Effect, Layer } from "effect"
+import { PgClient } from "@effect/sql-pg"
+import { Clock, ConfigProvider, Context, Effect, Layer, Redacted } from "effect"
+import { randomBytes } from "node:crypto"
 import { mkdtempSync } from "node:fs"
 import { tmpdir } from "node:os"
 import * as path from "node:path"
@@ -15,22 +18,52 @@ export class BrokerUrl extends Context.Tag("test/BrokerUrl")<BrokerUrl, string>(
 
 export const newDataDir = () => mkdtempSync(path.join(tmpdir(), "docstack-test-"))
 
-export const brokerTestLayer = (config: Readonly<Record<string, string>> = {}) => {
-  const settings = new Map<string, string>([
-    ["DATA_DIR", config.DATA_DIR ?? newDataDir()],
-    ["HEALTH_CHECK_INTERVAL", "200 millis"],
-    ...Object.entries(config)
-  ])
-  const url = Layer.effect(
-    BrokerUrl,
-    HttpServer.HttpServer.pipe(
-      Effect.map((server) => {
-        const address = server.address as HttpServer.TcpAddress
-        return `http://127.0.0.1:${address.port}`
-      })
+const withPg = <A>(url: string, statement: (sql: PgClient.PgClient) => Effect.Effect<A, unknown>) =>
+  Effect.scoped(
+    Layer.build(PgClient.layer({ url: Redacted.make(url), maxConnections: 1 })).pipe(
+      Effect.flatMap((context) => statement(Context.get(context, PgClient.PgClient)))
     )
+  ).pipe(Effect.orDie)
+
+/**
+ * A new, empty schema in the database at `url`, and the URL that works in it (PostgreSQL's
+ * `options=-c search_path=…`). The schema is dropped when the scope closes.
+ */
+export const isolatedDatabaseUrl = (url: string) =>
+  Effect.acquireRelease(
+    Effect.gen(function*() {
+      const schema = `test_${randomBytes(6).toString("hex")}`
+      yield* withPg(url, (sql) => sql`CREATE SCHEMA ${sql(schema)}`)
+      const separator = url.includes("?") ? "&" : "?"
+      return { schema, url: `${url}${separator}options=${encodeURIComponent(`-c search_path=${schema}`)}` }
+    }),
+    ({ schema }) => withPg(url, (sql) => sql`DROP SCHEMA IF EXISTS ${sql(schema)} CASCADE`)
   )
-  return Layer.provideMerge(url, BrokerApp.pipe(Layer.provideMerge(NodeHttpServer.layerTest))).pipe(
-    Layer.provide(Layer.setConfigProvider(ConfigProvider.fromMap(settings)))
-  )
-}
+
+export const brokerTestLayer = (config: Readonly<Record<string, string>> = {}) =>
+  Layer.unwrapScoped(Effect.gen(function*() {
+    // A URL that already names its schema is kept: a test restarting a broker passes the same one twice.
+    const database = config.DATABASE_URL === undefined || config.DATABASE_URL.includes("search_path")
+      ? config.DATABASE_URL
+      : (yield* isolatedDatabaseUrl(config.DATABASE_URL)).url
+    const settings = new Map<string, string>([
+      ["DATA_DIR", config.DATA_DIR ?? newDataDir()],
+      ["HEALTH_CHECK_INTERVAL", "200 millis"],
+      ...Object.entries(config),
+      ...(database === undefined ? [] : [["DATABASE_URL", database] as const])
+    ])
+    const url = Layer.effect(
+      BrokerUrl,
+      HttpServer.HttpServer.pipe(
+        Effect.map((server) => {
+          const address = server.address as HttpServer.TcpAddress
+          return `http://127.0.0.1:${address.port}`
+        })
+      )
+    )
+    return Layer.provideMerge(url, BrokerApp.pipe(Layer.provideMerge(NodeHttpServer.layerTest))).pipe(
+      Layer.provide(Layer.setConfigProvider(ConfigProvider.fromMap(settings))),
+      // A real server on real time, even inside a test's environment: its timeouts, polls and leases must fire.
+      Layer.provide(Layer.setClock(Clock.make()))
+    )
+  }))

@@ -3,7 +3,9 @@
  */
 import { Migrator } from "@effect/sql"
 import createDocuments from "./00001_create_documents.ts"
+import createOrdersAndExpansions from "./00002_create_orders_and_expansions.ts"
 
 export const migrations = Migrator.fromRecord({
-  "00001_create_documents": createDocuments
+  "00001_create_documents": createDocuments,
+  "00002_create_orders_and_expansions": createOrdersAndExpansions
 })

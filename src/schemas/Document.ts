@@ -126,6 +126,12 @@ export class UploadParams extends Schema.Class<UploadParams>("UploadParams")({
   failOnUnsupported: Schema.optionalWith(Schema.BooleanFromString, { default: () => true })
 }) {}
 
+/** Body of POST /accessor/load: where the document is. Other fields are accepted and ignored. */
+export class DocumentAccessor extends Schema.Class<DocumentAccessor>("DocumentAccessor")({
+  url: Schema.NonEmptyString.annotations({ description: "An http(s) URL, or a file: URL or absolute path inside FILE_URL_ROOTS" }),
+  documentTitle: Schema.optional(DocumentTitle)
+}) {}
+
 export const FileFormatParam = Schema.Struct({
   format: Schema.optional(Schema.Literal("pdf", "rendered", "compressed"))
 })
@@ -175,5 +181,12 @@ export class RangeNotSatisfiable extends Schema.TaggedError<RangeNotSatisfiable>
 export class DocumentProcessingFailed extends Schema.TaggedError<DocumentProcessingFailed>()(
   "DocumentProcessingFailed",
   { documentId: Schema.String, message: Schema.String },
+  HttpApiSchema.annotations({ status: 500 })
+) {}
+
+/** A document to load by URL or path could not be fetched from an address the broker may use. */
+export class SourceUnreachable extends Schema.TaggedError<SourceUnreachable>()(
+  "SourceUnreachable",
+  { message: Schema.String },
   HttpApiSchema.annotations({ status: 500 })
 ) {}

@@ -4,7 +4,7 @@
  */
 import { SqlClient, SqlSchema } from "@effect/sql"
 import type { SqlError } from "@effect/sql/SqlError"
-import { Effect, Schema } from "effect"
+import { Effect, Option, Schema } from "effect"
 import { DocumentAlreadyExists } from "../schemas/Document.ts"
 
 export class PageRecord extends Schema.Class<PageRecord>("PageRecord")({
@@ -36,8 +36,14 @@ export class DocumentRecord extends Schema.Class<DocumentRecord>("DocumentRecord
 
 export class Rendition extends Schema.Class<Rendition>("Rendition")({
   renditionHash: Schema.String,
-  pages: JsonPages
+  pages: JsonPages,
+  info: JsonInfo
 }) {}
+
+const JsonUnknown = Schema.Union(Schema.parseJson(), Schema.Unknown)
+
+/** What a composite file holds, as the expander stored it (see Containers). */
+class ExpansionRow extends Schema.Class<ExpansionRow>("ExpansionRow")({ parts: JsonUnknown }) {}
 
 export interface NewDocument {
   readonly id: string
@@ -68,13 +74,23 @@ export class DocumentRegistry extends Effect.Service<DocumentRegistry>()("docsta
     const findRendition = SqlSchema.findOne({
       Request: Schema.String,
       Result: Rendition,
-      execute: (sourceHash) => sql`SELECT rendition_hash, pages FROM renditions WHERE source_hash = ${sourceHash}`
+      execute: (sourceHash) => sql`SELECT rendition_hash, pages, info FROM renditions WHERE source_hash = ${sourceHash}`
     })
 
-    /** Whether any document or rendition still points at these bytes. */
+    const findExpansion = SqlSchema.findOne({
+      Request: Schema.String,
+      Result: ExpansionRow,
+      execute: (sourceHash) => sql`SELECT parts FROM expansions WHERE source_hash = ${sourceHash}`
+    })
+
+    /**
+     * Whether anything still points at these bytes as a source: a document, a composite file's part,
+     * or the rendition of some other source (a PDF is its own rendition, which does not count).
+     */
     const isReferenced = (hash: string) =>
       sql`SELECT 1 FROM documents WHERE source_hash = ${hash}
-          UNION ALL SELECT 1 FROM renditions WHERE rendition_hash = ${hash} OR source_hash = ${hash} LIMIT 1`.pipe(
+          UNION ALL SELECT 1 FROM expansion_blobs WHERE blob_hash = ${hash}
+          UNION ALL SELECT 1 FROM renditions WHERE rendition_hash = ${hash} AND source_hash <> ${hash} LIMIT 1`.pipe(
         Effect.map((rows) => rows.length > 0)
       )
 
@@ -98,22 +114,33 @@ export class DocumentRegistry extends Effect.Service<DocumentRegistry>()("docsta
         )
       ),
 
-      /** Removes the document; answers the hashes that no document references any more. */
+      /** Removes the document; answers the hash of its bytes, for `release`. */
       remove: Effect.fn("DocumentRegistry.remove")((id: string) =>
+        sql<{ sourceHash: string | null }>`DELETE FROM documents WHERE id = ${id} RETURNING source_hash`.pipe(
+          Effect.map((deleted) => ({ removed: deleted.length > 0, sourceHash: deleted[0]?.sourceHash ?? null })),
+          Effect.orDie
+        )
+      ),
+
+      /**
+       * Forgets what was derived from bytes nothing refers to any more (renditions, expansions), and
+       * so on down to their own parts; answers every hash whose bytes may now be deleted.
+       */
+      release: Effect.fn("DocumentRegistry.release")((hashes: ReadonlyArray<string>) =>
         sql.withTransaction(
           Effect.gen(function*() {
-            const deleted = yield* sql<{ sourceHash: string | null }>`DELETE FROM documents WHERE id = ${id} RETURNING source_hash`
-            const sourceHash = deleted[0]?.sourceHash
-            if (!sourceHash) return { removed: deleted.length > 0, orphans: [] as Array<string> }
-            const stillUsed = yield* sql`SELECT 1 FROM documents WHERE source_hash = ${sourceHash} LIMIT 1`
-            if (stillUsed.length > 0) return { removed: true, orphans: [] as Array<string> }
-            const renditions = yield* sql<{ renditionHash: string }>`DELETE FROM renditions WHERE source_hash = ${sourceHash} RETURNING rendition_hash`
+            const pending = [...new Set(hashes)]
             const orphans = new Set<string>()
-            // A hash may still be another document's original or another source's rendition (a PDF is its own).
-            for (const hash of new Set([sourceHash, ...renditions.map((r) => r.renditionHash)])) {
-              if (!(yield* isReferenced(hash))) orphans.add(hash)
+            while (pending.length > 0) {
+              const hash = pending.pop()!
+              if (orphans.has(hash) || (yield* isReferenced(hash))) continue
+              orphans.add(hash)
+              const renditions = yield* sql<{ renditionHash: string }>`DELETE FROM renditions WHERE source_hash = ${hash} RETURNING rendition_hash`
+              const parts = yield* sql<{ blobHash: string }>`DELETE FROM expansion_blobs WHERE source_hash = ${hash} RETURNING blob_hash`
+              yield* sql`DELETE FROM expansions WHERE source_hash = ${hash}`
+              pending.push(...renditions.map((r) => r.renditionHash), ...parts.map((p) => p.blobHash))
             }
-            return { removed: true, orphans: [...orphans] }
+            return [...orphans]
           })
         ).pipe(Effect.orDie)
       ),
@@ -126,6 +153,23 @@ export class DocumentRegistry extends Effect.Service<DocumentRegistry>()("docsta
         (sourceHash: string, renditionHash: string, pages: ReadonlyArray<PageRecord>, info: Readonly<Record<string, string>>) =>
           sql`INSERT INTO renditions ${sql.insert({ sourceHash, renditionHash, pages: JSON.stringify(pages), info: JSON.stringify(info) })}
               ON CONFLICT (source_hash) DO UPDATE SET rendition_hash = EXCLUDED.rendition_hash, pages = EXCLUDED.pages, info = EXCLUDED.info`.pipe(Effect.asVoid, Effect.orDie)
+      ),
+
+      expansion: Effect.fn("DocumentRegistry.expansion")((sourceHash: string) =>
+        findExpansion(sourceHash).pipe(Effect.map(Option.map((row) => row.parts)), Effect.orDie)
+      ),
+
+      saveExpansion: Effect.fn("DocumentRegistry.saveExpansion")((sourceHash: string, parts: unknown, blobHashes: ReadonlyArray<string>) =>
+        sql.withTransaction(
+          Effect.gen(function*() {
+            yield* sql`INSERT INTO expansions ${sql.insert({ sourceHash, parts: JSON.stringify(parts) })}
+                       ON CONFLICT (source_hash) DO UPDATE SET parts = EXCLUDED.parts`
+            yield* sql`DELETE FROM expansion_blobs WHERE source_hash = ${sourceHash}`
+            if (blobHashes.length > 0) {
+              yield* sql`INSERT INTO expansion_blobs ${sql.insert([...new Set(blobHashes)].map((blobHash) => ({ sourceHash, blobHash })))}`
+            }
+          })
+        ).pipe(Effect.asVoid, Effect.orDie)
       ),
 
       isReferenced: Effect.fn("DocumentRegistry.isReferenced")((hash: string) => isReferenced(hash).pipe(Effect.orDie))

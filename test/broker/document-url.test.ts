@@ -8,7 +8,7 @@ import { createServer, type Server } from "node:http"
 import type { AddressInfo } from "node:net"
 import { BrokerUrl, brokerTestLayer } from "../../src/layers/Test.ts"
 import { isPrivateAddress } from "../../src/services/UrlFetcher.ts"
-import { defaultBackend } from "../support/backends.ts"
+import { CORPUS, defaultBackend } from "../support/backends.ts"
 import { call, corpusFile, upload } from "../support/http.ts"
 
 const pdf = corpusFile("pdf/basicapi.pdf")
@@ -74,9 +74,44 @@ describe("documentUrl", () => {
 
         const moved = yield* fromUrl(base, `${origin}/moved`)
         expect(moved.status).toBe(200)
+        // Allowed but not delivered: the server's fault, not the caller's.
         const missing = yield* fromUrl(base, `${origin}/nothing-here`)
-        expect(missing.status).toBe(400)
+        expect(missing.status).toBe(500)
         expect(missing.json.message).toContain("404")
+      }))
+  })
+
+  const officeDir = `${CORPUS}office`
+  layer(brokerTestLayer({ ...defaultBackend.config, ALLOW_PRIVATE_URLS: "true", FILE_URL_ROOTS: officeDir }), { timeout: 120_000 })("POST /accessor/load", (it) => {
+    const load = (base: string, body: unknown) =>
+      call(`${base}/accessor/load`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) })
+
+    it.effect("loads http(s) URLs and files inside FILE_URL_ROOTS as documents", () =>
+      Effect.gen(function*() {
+        const base = yield* BrokerUrl
+        const fromHttp = yield* load(base, { url: `${origin}/files/report.pdf` })
+        expect(fromHttp.status).toBe(200)
+        expect((yield* call(`${base}/documents/${fromHttp.json.id}`)).json).toMatchObject({ documentTitle: "report.pdf", format: "pdf" })
+        for (const url of [`file://${officeDir}/fake.odt`, `${officeDir}/fake.odt`]) {
+          const fromFile = yield* load(base, { url })
+          expect(fromFile.status, url).toBe(200)
+          expect((yield* call(`${base}/documents/${fromFile.json.id}`)).json).toMatchObject({ documentTitle: "fake.odt", format: "odt" })
+          expect((yield* call(`${base}/documents/${fromFile.json.id}/layout`)).json.pageDimensionsList.length).toBeGreaterThan(0)
+        }
+      }))
+
+    it.effect("an invalid accessor is a 400; an allowed address that does not deliver is a 500", () =>
+      Effect.gen(function*() {
+        const base = yield* BrokerUrl
+        for (const body of [{}, { url: 5 }, { url: "" }, { url: "not a url" }, { url: "ftp://example.com/x.pdf" }, { url: "file:///etc/passwd" }, { url: `${officeDir}/../pdf/tracemonkey.pdf` }, { url: "relative/path.pdf" }]) {
+          const reply = yield* load(base, body)
+          expect(reply.status, JSON.stringify(body)).toBe(400)
+        }
+        for (const url of [`${officeDir}/no-such-file.docx`, `${origin}/nothing-here`, "http://127.0.0.1:65000/x.pdf"]) {
+          const reply = yield* load(base, { url })
+          expect(reply.status, url).toBe(500)
+          expect(reply.json.message, url).toBeTruthy()
+        }
       }))
   })
 })

@@ -57,11 +57,13 @@ layer(brokerTestLayer({ ...defaultBackend.config, DATA_DIR: dataDir, MAX_UPLOAD_
         expect(wrongType.status).toBe(400)
         expect(wrongType.json.message).toContain("application/octet-stream")
 
-        const unsupported = yield* upload(base, new TextEncoder().encode("just some words, not a document"))
+        // Bytes no format claims (plain text would be a document now: it is converted).
+        const binary = new Uint8Array([0x00, 0x01, 0x02, 0xfe, 0x00, 0x9c, 0x13, 0x00, 0xff, 0x07, 0x00, 0x00])
+        const unsupported = yield* upload(base, binary)
         expect(unsupported.status).toBe(400)
         expect(unsupported.json.message).toMatch(/Unsupported format/)
 
-        const tolerated = yield* upload(base, new TextEncoder().encode("just some words"), "?failOnUnsupported=false")
+        const tolerated = yield* upload(base, binary, "?failOnUnsupported=false")
         expect(tolerated.status).toBe(200)
         const unsupportedLayout = yield* call(`${base}/documents/${tolerated.json.id}/layout`)
         expect(unsupportedLayout.status).toBe(500)

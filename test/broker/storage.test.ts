@@ -7,7 +7,7 @@ import { Context, Effect, Layer } from "effect"
 import { spawnSync } from "node:child_process"
 import { readdirSync } from "node:fs"
 import * as path from "node:path"
-import { BrokerUrl, brokerTestLayer, newDataDir } from "../../src/layers/Test.ts"
+import { BrokerUrl, brokerTestLayer, isolatedDatabaseUrl, newDataDir } from "../../src/layers/Test.ts"
 import { backends } from "../support/backends.ts"
 import { call, corpusFile, pngSize, uploadOk } from "../support/http.ts"
 
@@ -22,9 +22,11 @@ const cachedFiles = (dataDir: string) =>
 
 describe("storage", () => {
   for (const backend of backends) {
-    it.effect(`${backend.name}: documents, blobs and derived data survive a restart`, () =>
+    it.scoped(`${backend.name}: documents, blobs and derived data survive a restart`, () =>
       Effect.gen(function*() {
-        const config = { ...backend.config, DATA_DIR: newDataDir() }
+        // Both brokers must see the same schema, so it is made here rather than per broker.
+        const database = backend.config.DATABASE_URL ? { DATABASE_URL: (yield* isolatedDatabaseUrl(backend.config.DATABASE_URL)).url } : {}
+        const config = { ...database, DATA_DIR: newDataDir() }
         const pdf = corpusFile("pdf/tracemonkey.pdf")
         const image = corpusFile("office/english-and-korean.png")
         const before = yield* withBroker(config, (base) =>

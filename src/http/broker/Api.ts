@@ -16,6 +16,7 @@ import {
   Signatures
 } from "../../schemas/Content.ts"
 import {
+  DocumentAccessor,
   DocumentAlreadyExists,
   DocumentIdFromUrl,
   DocumentIdRef,
@@ -27,10 +28,12 @@ import {
   InvalidRequest,
   LayoutRegistration,
   RangeNotSatisfiable,
+  SourceUnreachable,
   UploadParams,
   UploadTooLarge
 } from "../../schemas/Document.ts"
 import { HealthRecords } from "../../schemas/Health.ts"
+import { ConversionOrder, ConversionOrderCreated, ConversionRequest, OrderIdRef, OrderNotFound } from "../../schemas/Orders.ts"
 import { PageImageParams } from "../../schemas/PageImage.ts"
 
 const documentId = HttpApiSchema.param("documentId", DocumentIdFromUrl)
@@ -55,7 +58,8 @@ export class DocumentsGroup extends HttpApiGroup.make("documents")
       .addSuccess(DocumentIdRef)
       .addError(DocumentAlreadyExists)
       .addError(UploadTooLarge)
-      .annotate(OpenApi.Description, "Registers a document from its bytes. PDFs and images are analysed before the answer, so a file that cannot be shown is refused here.")
+      .addError(SourceUnreachable)
+      .annotate(OpenApi.Description, "Registers a document from its bytes. PDFs and images are analysed and composite files (emails, ZIP) expanded before the answer, so a file that cannot be shown is refused here; office files, text, HTML, XPS and EPUB are converted by a conversion order that a layout request waits for.")
   )
   .add(
     HttpApiEndpoint.post("registerLayout", "/documents/layout")
@@ -104,8 +108,45 @@ export class DocumentsGroup extends HttpApiGroup.make("documents")
   .add(HttpApiEndpoint.get("destinations")`/documents/${documentId}/destinations`.addSuccess(Destinations))
   .add(HttpApiEndpoint.get("signatures")`/documents/${documentId}/signatures`.addSuccess(Signatures))
   .add(HttpApiEndpoint.get("printable")`/documents/${documentId}/printable`.addSuccess(Binary("application/pdf", "A PDF ready to print")))
+  .add(HttpApiEndpoint.get("conversions")`/documents/${documentId}/conversions`.addSuccess(Schema.Array(OrderIdRef)))
   .addError(InvalidRequest)
   .addError(DocumentNotFound)
+  .addError(DocumentProcessingFailed)
+{}
+
+const orderId = HttpApiSchema.param("conversionOrderId", Schema.String)
+
+export class ConversionsGroup extends HttpApiGroup.make("conversions")
+  .add(
+    HttpApiEndpoint.post("request", "/conversions")
+      .setPayload(ConversionRequest)
+      .addSuccess(ConversionOrderCreated)
+      .annotate(OpenApi.Description, "Queues the conversion of a document (of every part, for a composite one) to its PDF rendition.")
+  )
+  .add(HttpApiEndpoint.get("list", "/conversions").addSuccess(Schema.Array(ConversionOrder)))
+  .add(
+    HttpApiEndpoint.get("get")`/conversions/${orderId}`
+      .addSuccess(ConversionOrder)
+      .annotate(OpenApi.Description, "One order, with queuedTime. processingTime and queuedTime are in milliseconds.")
+  )
+  .add(HttpApiEndpoint.del("remove")`/conversions/${orderId}`.addSuccess(Ok).annotate(OpenApi.Description, "Cancels the order (a running conversion is stopped) and removes it."))
+  .add(HttpApiEndpoint.del("removeAll", "/conversions").addSuccess(Ok))
+  .addError(InvalidRequest)
+  .addError(DocumentNotFound)
+  .addError(OrderNotFound)
+  .addError(DocumentProcessingFailed)
+{}
+
+export class DocumentLoadingGroup extends HttpApiGroup.make("documentLoading")
+  .add(
+    HttpApiEndpoint.post("load", "/accessor/load")
+      .setPayload(DocumentAccessor)
+      .addSuccess(DocumentIdRef)
+      .addError(UploadTooLarge)
+      .addError(SourceUnreachable)
+      .annotate(OpenApi.Description, "Registers a document fetched from a URL (http, https) or a local file inside FILE_URL_ROOTS.")
+  )
+  .addError(InvalidRequest)
   .addError(DocumentProcessingFailed)
 {}
 
@@ -129,6 +170,8 @@ export class AdministrationGroup extends HttpApiGroup.make("administration")
 
 export class BrokerApi extends HttpApi.make("broker")
   .add(DocumentsGroup)
+  .add(ConversionsGroup)
+  .add(DocumentLoadingGroup)
   .add(AdministrationGroup)
   .annotate(OpenApi.Title, "Document broker")
   .annotate(OpenApi.Version, "2026.2.0")

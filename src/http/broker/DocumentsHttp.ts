@@ -1,6 +1,7 @@
 import { HttpApiBuilder, HttpServerResponse } from "@effect/platform"
 import { Effect, Stream } from "effect"
 import { InvalidRequest } from "../../schemas/Document.ts"
+import { Conversions } from "../../services/Conversions.ts"
 import { Documents } from "../../services/Documents.ts"
 import { fileResponse, parseRange, rangeResponse } from "../FileResponse.ts"
 import { BrokerApi } from "./Api.ts"
@@ -8,6 +9,7 @@ import { BrokerApi } from "./Api.ts"
 export const DocumentsHttpLive = HttpApiBuilder.group(BrokerApi, "documents", (handlers) =>
   Effect.gen(function*() {
     const documents = yield* Documents
+    const conversions = yield* Conversions
     return handlers
       .handleRaw("upload", ({ request, urlParams }) => {
         const contentType = (request.headers["content-type"] ?? "").split(";")[0]!.trim().toLowerCase()
@@ -43,4 +45,5 @@ export const DocumentsHttpLive = HttpApiBuilder.group(BrokerApi, "documents", (h
       .handle("destinations", ({ path }) => documents.destinations(path.documentId))
       .handle("signatures", ({ path }) => documents.signatures(path.documentId))
       .handle("printable", ({ path }) => documents.printable(path.documentId).pipe(Effect.map((f) => fileResponse(f, "inline"))))
+      .handle("conversions", ({ path }) => conversions.forDocument(path.documentId))
   }))

@@ -105,8 +105,18 @@ interface CanvasFactory {
 }
 
 const measureContext = createCanvas(1, 1).getContext("2d")
+/**
+ * pdf.js names generic families only. Which font the canvas takes for those depends on every font
+ * installed (CJK fonts, LibreOffice's), so they are pinned to the fonts metric-compatible with the
+ * PDF standard fonts (Times, Helvetica, Courier) that the setup installs.
+ */
+const MEASURE_FAMILIES: Readonly<Record<string, string>> = {
+  serif: "Liberation Serif, DejaVu Serif, serif",
+  "sans-serif": "Liberation Sans, DejaVu Sans, sans-serif",
+  monospace: "Liberation Mono, DejaVu Sans Mono, monospace"
+}
 const measure = (text: string, fontFamily: string) => {
-  measureContext.font = `100px ${fontFamily}`
+  measureContext.font = `100px ${MEASURE_FAMILIES[fontFamily] ?? fontFamily}`
   // The canvas throws on control characters (a NUL in a run of standard_fonts.pdf); they take no width.
   return Array.from(text, (ch) => (ch < " " ? 0 : measureContext.measureText(ch).width))
 }

@@ -1,0 +1,88 @@
+/**
+ * A broker process killed in the middle of a conversion: after a restart the order is claimed again
+ * (its lease ran out) and finishes; nothing is stuck, nothing is lost, no LibreOffice is left over.
+ */
+import { describe, expect, it } from "@effect/vitest"
+import { Effect } from "effect"
+import { type ChildProcess, execFileSync, spawn } from "node:child_process"
+import { createServer } from "node:net"
+import { isolatedDatabaseUrl, newDataDir } from "../../src/layers/Test.ts"
+import { defaultBackend } from "../support/backends.ts"
+import { call, corpusFile, uploadOk } from "../support/http.ts"
+
+const sleep = (ms: number) => Effect.promise(() => new Promise((resolve) => setTimeout(resolve, ms)))
+
+const freePort = Effect.promise(() =>
+  new Promise<number>((resolve) => {
+    const server = createServer().listen(0, "127.0.0.1", () => {
+      const { port } = server.address() as { port: number }
+      server.close(() => resolve(port))
+    })
+  })
+)
+
+/** Starts `npm start -- broker` as its own process and waits until it is ready. */
+const startBroker = (env: Record<string, string>, port: number) =>
+  Effect.acquireRelease(
+    Effect.gen(function*() {
+      const child = spawn(process.execPath, ["--import", "tsx", "src/main.ts", "broker"], {
+        env: { ...process.env, ...env, BROKER_PORT: String(port), BROKER_HOST: "127.0.0.1" },
+        stdio: ["ignore", "ignore", "inherit"]
+      })
+      const base = `http://127.0.0.1:${port}`
+      for (let i = 0; i < 600; i++) {
+        if (child.exitCode !== null) throw new Error(`the broker exited with ${child.exitCode}`)
+        const ready = yield* Effect.promise(() => fetch(`${base}/health/readiness`).then((r) => r.status, () => 0))
+        if (ready === 200) return { child, base }
+        yield* sleep(100)
+      }
+      throw new Error("the broker did not get ready within 60 s")
+    }),
+    ({ child }) => Effect.sync(() => child.exitCode === null && child.kill("SIGKILL"))
+  )
+
+const awaitExit = (child: ChildProcess) =>
+  Effect.promise(() => new Promise<void>((resolve) => (child.exitCode !== null ? resolve() : child.once("exit", () => resolve()))))
+
+const officeProcesses = () => {
+  try {
+    return execFileSync("pgrep", ["-f", "soffice.bin"], { encoding: "utf8" }).trim().split("\n").filter(Boolean).length
+  } catch {
+    return 0
+  }
+}
+
+describe("restart", () => {
+  it.scoped("an order whose broker was killed mid-conversion finishes after a restart", () =>
+    Effect.gen(function*() {
+      const database = defaultBackend.config.DATABASE_URL ? { DATABASE_URL: (yield* isolatedDatabaseUrl(defaultBackend.config.DATABASE_URL)).url } : {}
+      const env = { ...database, DATA_DIR: newDataDir(), ORDER_LEASE: "3 seconds", ORDER_POLL_INTERVAL: "200 millis", OFFICE_INSTANCES: "1" }
+      const port = yield* freePort
+
+      const first = yield* startBroker(env, port)
+      const id = yield* uploadOk(first.base, corpusFile("office/handbook-872p.docx"))
+      const orderId = (yield* call(`${first.base}/documents/${id}`)).json.conversionOrderIds.pdf.id as string
+      let state = ""
+      for (let i = 0; i < 600 && state !== "PROCESSING"; i++) {
+        state = (yield* call(`${first.base}/conversions/${orderId}`)).json.currentState
+        if (state !== "PROCESSING") yield* sleep(100)
+      }
+      expect(state).toBe("PROCESSING")
+      yield* sleep(1000)
+      first.child.kill("SIGKILL")
+      yield* awaitExit(first.child)
+      // The LibreOffice of the dead broker goes with it.
+      for (let i = 0; i < 100 && officeProcesses() > 0; i++) yield* sleep(100)
+      expect(officeProcesses()).toBe(0)
+
+      const second = yield* startBroker(env, port)
+      // The document and its order survived; once the old lease runs out the order is taken up again.
+      const layout = yield* call(`${second.base}/documents/${id}/layout`)
+      expect(layout.status).toBe(200)
+      expect(layout.json.pageDimensionsList.length).toBeGreaterThan(400)
+      const order = (yield* call(`${second.base}/conversions/${orderId}`)).json
+      expect(order.currentState).toBe("PROCESSED")
+      expect(order.errorMessage).toBeNull()
+      expect((yield* call(`${second.base}/conversions`)).json.map((o: { conversionOrderId: { id: string } }) => o.conversionOrderId.id)).toEqual([orderId])
+    }), { timeout: 400_000 })
+})
