@@ -4,8 +4,10 @@
 import { Migrator } from "@effect/sql"
 import createDocuments from "./00001_create_documents.ts"
 import createOrdersAndExpansions from "./00002_create_orders_and_expansions.ts"
+import ordersProcessedBy from "./00003_orders_processed_by.ts"
 
 export const migrations = Migrator.fromRecord({
   "00001_create_documents": createDocuments,
-  "00002_create_orders_and_expansions": createOrdersAndExpansions
+  "00002_create_orders_and_expansions": createOrdersAndExpansions,
+  "00003_orders_processed_by": ordersProcessedBy
 })

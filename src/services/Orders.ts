@@ -84,7 +84,8 @@ export class Orders extends Effect.Service<Orders>()("docstack/Orders", {
     const finish = (id: string, state: OrderState, fields: { readonly result?: unknown; readonly errorMessage?: string }) =>
       sql`UPDATE orders SET state = ${state}, result = ${fields.result === undefined ? null : JSON.stringify(fields.result)},
             error_message = ${fields.errorMessage ?? null}, processed_at = now(),
-            processing_ms = (EXTRACT(EPOCH FROM (now() - started_at)) * 1000)::bigint, lease_owner = NULL, lease_until = NULL
+            processing_ms = (EXTRACT(EPOCH FROM (now() - started_at)) * 1000)::bigint, processed_by = ${owner},
+            lease_owner = NULL, lease_until = NULL
           WHERE id = ${id} AND lease_owner = ${owner} AND state = 'PROCESSING' RETURNING id`.pipe(
         Effect.orDie,
         Effect.tap((updated) => (updated.length > 0 ? PubSub.publish(events, { type: "finished", id }) : Effect.void)),
