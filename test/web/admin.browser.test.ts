@@ -49,4 +49,25 @@ layer(brokerTestLayer(defaultBackend.config), { timeout: 120_000 })("admin page"
         expect(await tab.textContent("#status")).toContain("404: No document with ID 'no-such-document'")
       })
     }))
+
+  it.scoped("shows the parts of an email and opens the message body, converted, as pages", () =>
+    Effect.gen(function*() {
+      const base = yield* BrokerUrl
+      const chrome = yield* browser
+      yield* Effect.promise(async () => {
+        const tab = await chrome.newPage()
+        await tab.goto(`${base}/admin`)
+        await tab.setInputFiles("#file", `${CORPUS}office/fake-email-attachment.eml`)
+        await tab.click("#upload")
+        await tab.waitForFunction(() => document.querySelectorAll("#pages a").length === 2)
+        expect(await tab.textContent("#status")).toMatch(/composite document with 2 part\(s\)/)
+        expect(await tab.locator("#pages a").allTextContents()).toEqual(["Fake email with attachment", "fake-attachment.txt"])
+
+        await tab.click("#pages a >> nth=0")
+        await tab.waitForFunction(() => document.querySelectorAll("#pages figure").length === 1)
+        await tab.waitForFunction(() => (document.querySelector("#pages figure img") as HTMLImageElement | null)?.naturalWidth === 360)
+        expect(await tab.inputValue("#docId")).toMatch(/\/0$/)
+        await tab.screenshot({ path: `${process.env.SCREENSHOT_DIR ?? "/tmp"}/admin-email.png`, fullPage: false })
+      })
+    }))
 })
