@@ -7,6 +7,7 @@ import { NodeContext, NodeHttpServer } from "@effect/platform-node"
 import { Config, Effect, Layer } from "effect"
 import { createServer } from "node:http"
 import { AdministrationHttpLive } from "../http/broker/AdministrationHttp.ts"
+import { errorBodies } from "../http/ErrorBodies.ts"
 import { BrokerApi } from "../http/broker/Api.ts"
 import { ConversionsHttpLive } from "../http/broker/ConversionsHttp.ts"
 import { DocumentLoadingHttpLive } from "../http/broker/DocumentLoadingHttp.ts"
@@ -48,7 +49,7 @@ export const BrokerRoutesLive = HttpApiBuilder.api(BrokerApi).pipe(
   Layer.provide(ServicesLive)
 )
 
-export const BrokerApp = HttpApiBuilder.serve(HttpMiddleware.logger).pipe(
+export const BrokerApp = HttpApiBuilder.serve((app) => HttpMiddleware.logger(errorBodies(app))).pipe(
   Layer.provide(HttpApiSwagger.layer({ path: "/swagger-ui/index.html" })),
   Layer.provide(HttpApiBuilder.middlewareOpenApi({ path: "/v3/api-docs" })),
   Layer.provide(BrokerRoutesLive)

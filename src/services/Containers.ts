@@ -30,6 +30,9 @@ export class Expansion extends Schema.Class<Expansion>("Expansion")({
   }
 }
 
+/** How an attached email is shown (spec: listed as message/rfc822, resolved as a text/plain page layout). */
+const ATTACHED_EMAIL: DetectedFormat = { format: "text", mimeType: "text/plain", kind: "office" }
+
 export const isComposite = (detected: DetectedFormat | undefined) => detected?.kind === "email" || detected?.kind === "zip"
 
 /** Every file entry of a tree, folders included in the walk. */
@@ -68,6 +71,11 @@ export class Containers extends Effect.Service<Containers>()("docstack/Container
         const formats: Record<string, DetectedFormat | null> = {}
         for (const file of files) {
           if (file.hash in formats) continue
+          // An email attached to an email is stored as its text rendering, which looks like an email again.
+          if (detected.kind === "email" && file.mimeType === "message/rfc822") {
+            formats[file.hash] = ATTACHED_EMAIL
+            continue
+          }
           const filePath = yield* blobs.localPath(file.hash).pipe(Effect.orDie)
           formats[file.hash] = (yield* detectFile(filePath, file.name)) ?? null
         }

@@ -53,6 +53,8 @@ export interface NewDocument {
   readonly sourceHash: string | null
   readonly sourceSize: number | null
   readonly registeredPages: ReadonlyArray<PageRecord> | null
+  /** Where its rendition is kept when not under the source hash (see Renditions.renditionKey). */
+  readonly renditionKey: string | null
 }
 
 const isUniqueViolation = (error: SqlError) => (error.cause as { code?: string } | undefined)?.code === "23505"
@@ -67,7 +69,7 @@ export class DocumentRegistry extends Effect.Service<DocumentRegistry>()("docsta
       execute: (id) =>
         sql`SELECT d.id, d.title, d.mime_type, d.format, d.source_hash, d.source_size::float8 AS source_size,
                    d.registered_pages, r.rendition_hash, r.pages AS rendition_pages, r.info AS rendition_info
-            FROM documents d LEFT JOIN renditions r ON r.source_hash = d.source_hash
+            FROM documents d LEFT JOIN renditions r ON r.source_hash = COALESCE(d.rendition_key, d.source_hash)
             WHERE d.id = ${id}`
     })
 
@@ -106,7 +108,8 @@ export class DocumentRegistry extends Effect.Service<DocumentRegistry>()("docsta
             format: doc.format,
             sourceHash: doc.sourceHash,
             sourceSize: doc.sourceSize,
-            registeredPages: doc.registeredPages === null ? null : JSON.stringify(doc.registeredPages)
+            registeredPages: doc.registeredPages === null ? null : JSON.stringify(doc.registeredPages),
+            renditionKey: doc.renditionKey
           })
         }`.pipe(
           Effect.asVoid,
@@ -135,7 +138,8 @@ export class DocumentRegistry extends Effect.Service<DocumentRegistry>()("docsta
               const hash = pending.pop()!
               if (orphans.has(hash) || (yield* isReferenced(hash))) continue
               orphans.add(hash)
-              const renditions = yield* sql<{ renditionHash: string }>`DELETE FROM renditions WHERE source_hash = ${hash} RETURNING rendition_hash`
+              const renditions = yield* sql<{ renditionHash: string }>`DELETE FROM renditions
+                WHERE source_hash = ${hash} OR source_hash LIKE ${`${hash}~%`} RETURNING rendition_hash`
               const parts = yield* sql<{ blobHash: string }>`DELETE FROM expansion_blobs WHERE source_hash = ${hash} RETURNING blob_hash`
               yield* sql`DELETE FROM expansions WHERE source_hash = ${hash}`
               pending.push(...renditions.map((r) => r.renditionHash), ...parts.map((p) => p.blobHash))

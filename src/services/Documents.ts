@@ -46,7 +46,7 @@ import { type DetectedFormat, detectFile, formatOfRecord } from "./FormatDetecto
 import { Orders } from "./Orders.ts"
 import { compilePattern, InvalidSearchPattern } from "./pdf/Text.ts"
 import { PdfEngine, type PdfSource } from "./PdfEngine.ts"
-import { pageImageName, Renditions } from "./Renditions.ts"
+import { pageImageName, renditionKey, Renditions } from "./Renditions.ts"
 import { UrlFetcher } from "./UrlFetcher.ts"
 
 export const DocumentsConfig = Config.all({
@@ -136,7 +136,7 @@ export class Documents extends Effect.Service<Documents>()("docstack/Documents",
 
     /** A part as a document record of its own: its bytes, what they are, and their rendition if built. */
     const partRecord = (id: string, entry: Extract<PartEntry, { kind: "file" }>, detected: DetectedFormat | undefined) =>
-      renditions.find(entry.hash).pipe(
+      renditions.find(entry.hash, detected).pipe(
         Effect.map((rendition) =>
           new DocumentRecord({
             id,
@@ -396,7 +396,7 @@ export class Documents extends Effect.Service<Documents>()("docstack/Documents",
           return { pages: converted.reduce((sum, c) => sum + c.pages, 0) }
         }
         const { doc, detected } = target
-        if (doc.registeredPages) return { pages: doc.registeredPages.length }
+        if (doc.registeredPages) return yield* internal(doc.id)({ message: "The document was registered from a layout: it has no file to convert" })
         if (!doc.sourceHash || !detected || !isConvertible(detected)) {
           return yield* internal(doc.id)({ message: `A ${doc.format === "unknown" ? "file of unknown format" : `${doc.format} file`} cannot be converted to PDF` })
         }
@@ -438,10 +438,11 @@ export class Documents extends Effect.Service<Documents>()("docstack/Documents",
           format: detected?.format ?? "unknown",
           sourceHash: stored.hash,
           sourceSize: stored.size,
-          registeredPages: null
+          registeredPages: null,
+          renditionKey: renditionKey(stored.hash, detected) === stored.hash ? null : renditionKey(stored.hash, detected)
         })
         // Office files and the like are converted in an order; a later layout request waits for it.
-        if (isConvertible(detected) && Option.isNone(yield* renditions.find(stored.hash))) {
+        if (isConvertible(detected) && Option.isNone(yield* renditions.find(stored.hash, detected))) {
           yield* orders.submit({ kind: "conversion", documentId, format: "pdf" })
         }
         return new DocumentIdRef({ id: documentId })
@@ -472,6 +473,7 @@ export class Documents extends Effect.Service<Documents>()("docstack/Documents",
           format: "layout",
           sourceHash: null,
           sourceSize: null,
+          renditionKey: null,
           registeredPages: layout.pageDimensionsList.map((p) => new PageRecord({ width: p.width, height: p.height, rotation: p.rotation, dpi: p.dpi }))
         })
       }),

@@ -17,6 +17,16 @@ export const RenditionsConfig = Config.all({
   defaultPageImage: Config.string("DEFAULT_PAGE_IMAGE").pipe(Config.withDefault("IM_1240_0"))
 })
 
+/** Formats told apart by the file's name, not its bytes: the same bytes may convert both ways. */
+const NAMED_FORMATS: ReadonlySet<string> = new Set(["csv", "text", "html"])
+
+/**
+ * Where the rendition of these bytes, read as this format, is kept: the source hash, or for formats
+ * that the name decides, the hash and the format (so a CSV and the same bytes as text stay apart).
+ */
+export const renditionKey = (sourceHash: string, detected: DetectedFormat | undefined) =>
+  detected?.kind === "office" && NAMED_FORMATS.has(detected.format) ? `${sourceHash}~${detected.format}` : sourceHash
+
 /** Where a page image is cached under its PDF's hash. */
 export const pageImageName = (page: number, descriptor: PageImageDescriptor) => `p${page}_${descriptor.key}.png`
 
@@ -51,25 +61,25 @@ export class Renditions extends Effect.Service<Renditions>()("docstack/Rendition
         }
         const pages = summary.pages.map((box, i) => new PageRecord({ ...box, dpi: converted.dpis[i] ?? 72 }))
         if (summary.firstPage) yield* derived.put(converted.hash, pageImageName(0, defaultDescriptor), summary.firstPage)
-        yield* registry.saveRendition(sourceHash, converted.hash, pages, summary.info)
+        yield* registry.saveRendition(renditionKey(sourceHash, detected), converted.hash, pages, summary.info)
       })
 
     return {
       defaultDescriptor,
 
-      find: (sourceHash: string) => registry.rendition(sourceHash),
+      find: (sourceHash: string, detected: DetectedFormat | undefined) => registry.rendition(renditionKey(sourceHash, detected)),
 
       /**
        * Makes sure the rendition exists. One whose bytes went missing (a data directory restored
        * without its blobs) is built again.
        */
       prepare: Effect.fn("Renditions.prepare")(function*(sourceHash: string, detected: DetectedFormat) {
-        const existing = yield* registry.rendition(sourceHash)
+        const existing = yield* registry.rendition(renditionKey(sourceHash, detected))
         if (Option.isSome(existing) && Option.isSome(yield* blobs.size(existing.value.renditionHash).pipe(Effect.orDie))) {
           return existing.value
         }
         yield* build(sourceHash, detected)
-        return yield* registry.rendition(sourceHash).pipe(
+        return yield* registry.rendition(renditionKey(sourceHash, detected)).pipe(
           Effect.flatMap(Option.match({
             onSome: (rendition): Effect.Effect<Rendition> => Effect.succeed(rendition),
             onNone: () => Effect.die(new Error(`The rendition of ${sourceHash} was not recorded`))

@@ -1,22 +1,21 @@
 /**
- * Fetches documents from URLs for the broker (documentUrl, /accessor/load). Every URL is hostile
+ * Fetches documents from URLs for the broker (documentUrl, /accessor/load), with Node's own HTTP
+ * client (undici 7, on Node 20, crashes the process when a server closes the connection while a
+ * body waits to be read: nodejs/undici#5360). Every URL is hostile
  * until checked: http(s) with no private, loopback or link-local address unless ALLOW_PRIVATE_URLS
  * is set (checked on the address actually connected to, also after redirects, so DNS cannot swap
  * it), and file: URLs or plain paths only inside the directories FILE_URL_ROOTS names.
  */
 import { Config, Data, Duration, Effect, Stream } from "effect"
-import { lookup } from "node:dns"
+import { lookup, type LookupAddress } from "node:dns"
 import { createReadStream } from "node:fs"
 import { realpath } from "node:fs/promises"
-import { BlockList, isIP } from "node:net"
+import * as http from "node:http"
+import * as https from "node:https"
+import { BlockList, isIP, type LookupFunction } from "node:net"
 import * as nodePath from "node:path"
 import { fileURLToPath } from "node:url"
-import { Agent, fetch } from "undici"
 
-/**
- * The document could not be fetched. `invalid`: the address is not one the broker may fetch (the
- * caller's mistake, 400); `unreachable`: it is allowed but did not deliver (500).
- */
 export class UrlRefused extends Data.TaggedError("UrlRefused")<{ readonly message: string; readonly reason: "invalid" | "unreachable" }> {}
 
 /** What a fetch delivered: the body and what the server said about it. */
@@ -40,6 +39,8 @@ export const isPrivateAddress = (address: string) => {
   return family === 0 || privateRanges.check(address, family === 4 ? "ipv4" : "ipv6")
 }
 
+const headerValue = (value: string | Array<string> | undefined) => (Array.isArray(value) ? value[0] : value) ?? null
+
 const fileNameFrom = (disposition: string | null, url: URL) => {
   const encoded = disposition && /filename\*\s*=\s*UTF-8''([^;]+)/i.exec(disposition)
   if (encoded) return decodeURIComponent(encoded[1]!.trim())
@@ -50,31 +51,23 @@ const fileNameFrom = (disposition: string | null, url: URL) => {
 }
 
 export class UrlFetcher extends Effect.Service<UrlFetcher>()("docstack/UrlFetcher", {
-  scoped: Effect.gen(function*() {
+  effect: Effect.gen(function*() {
     const allowPrivate = yield* Config.boolean("ALLOW_PRIVATE_URLS").pipe(Config.withDefault(false))
     const fileRoots = yield* Config.array(Config.string(), "FILE_URL_ROOTS").pipe(Config.withDefault([]))
     const timeout = yield* Config.duration("URL_FETCH_TIMEOUT").pipe(Config.withDefault(Duration.seconds(30)))
     const maxRedirects = 5
 
-    const agent = yield* Effect.acquireRelease(
-      Effect.sync(() =>
-        new Agent({
-          connect: {
-            timeout: Duration.toMillis(timeout),
-            lookup: (hostname, options, callback) =>
-              lookup(hostname, { ...options, all: true }, (error, addresses) => {
-                if (error) return callback(error, [])
-                const refused = allowPrivate ? undefined : addresses.find((a) => isPrivateAddress(a.address))
-                if (refused) {
-                  return callback(Object.assign(new Error(`${hostname} resolves to ${refused.address}, a private or loopback address`), { code: "EPRIVATE" }), [])
-                }
-                callback(null, addresses)
-              })
-          }
-        })
-      ),
-      (agent) => Effect.promise(() => agent.close())
-    )
+    /** DNS lookup that refuses private addresses, so the check applies to the address actually connected to. */
+    const checkedLookup: LookupFunction = (hostname, options, callback) =>
+      lookup(hostname, { ...options, all: true }, (error, addresses: Array<LookupAddress>) => {
+        if (error) return callback(error, "", 0)
+        const refused = allowPrivate ? undefined : addresses.find((a) => isPrivateAddress(a.address))
+        if (refused) {
+          return callback(Object.assign(new Error(`${hostname} resolves to ${refused.address}, a private or loopback address`), { code: "EPRIVATE" }), "", 0)
+        }
+        if (options.all) return (callback as unknown as (e: null, all: Array<LookupAddress>) => void)(null, addresses)
+        callback(null, addresses[0]!.address, addresses[0]!.family)
+      })
 
     const refuse = (message: string) => new UrlRefused({ message, reason: "invalid" })
     const unreachable = (message: string) => new UrlRefused({ message, reason: "unreachable" })
@@ -97,15 +90,21 @@ export class UrlFetcher extends Effect.Service<UrlFetcher>()("docstack/UrlFetche
         } satisfies FetchedDocument
       })
 
+    /** One GET, answered once the headers are in; the body then streams, each read bounded by the timeout too. */
     const fetchOnce = (url: URL) =>
-      Effect.tryPromise({
-        try: (signal) => fetch(url, { dispatcher: agent, redirect: "manual", signal }),
-        catch: (error) => {
-          const cause = (error as { cause?: { message?: string; code?: string } }).cause
-          const message = `${url.href} could not be fetched: ${cause?.message ?? String(error)}`
-          // Refused before connecting: a private address, or a port fetch never uses (SMTP, SSH, ...).
-          return cause?.code === "EPRIVATE" || cause?.message === "bad port" ? refuse(message) : unreachable(message)
+      Effect.async<http.IncomingMessage, UrlRefused>((resume) => {
+        const failed = (error: Error & { code?: string }) => {
+          const message = `${url.href} could not be fetched: ${error.message}`
+          resume(Effect.fail(error.code === "EPRIVATE" ? refuse(message) : unreachable(message)))
         }
+        const request = (url.protocol === "https:" ? https : http).get(url, {
+          lookup: checkedLookup,
+          timeout: Duration.toMillis(timeout),
+          headers: { "user-agent": "docstack-broker", accept: "*/*" }
+        }, (response) => resume(Effect.succeed(response)))
+        request.on("error", failed)
+        request.on("timeout", () => request.destroy(Object.assign(new Error(`no answer within ${Duration.format(timeout)}`), { code: "ETIMEDOUT" })))
+        return Effect.sync(() => request.destroy())
       })
 
     return {
@@ -117,7 +116,10 @@ export class UrlFetcher extends Effect.Service<UrlFetcher>()("docstack/UrlFetche
         } catch {
           return yield* refuse(`'${address}' is not a URL`)
         }
-        if (url.protocol === "file:") return yield* readFile(fileURLToPath(url))
+        if (url.protocol === "file:") {
+          if (url.hostname !== "" && url.hostname !== "localhost") return yield* refuse(`Only local files can be loaded, not ${url.href}`)
+          return yield* readFile(fileURLToPath(url))
+        }
         for (let hop = 0; hop <= maxRedirects; hop++) {
           if (url.protocol !== "http:" && url.protocol !== "https:") return yield* refuse(`Only http, https and file URLs are fetched, not ${url.protocol}`)
           // A literal address never goes through the lookup above, so it is checked here.
@@ -126,20 +128,21 @@ export class UrlFetcher extends Effect.Service<UrlFetcher>()("docstack/UrlFetche
           const response = yield* fetchOnce(url).pipe(
             Effect.timeoutFail({ duration: timeout, onTimeout: () => unreachable(`${url.href} did not answer within ${Duration.format(timeout)}`) })
           )
-          const location = response.headers.get("location")
-          if (response.status >= 300 && response.status < 400 && location) {
-            yield* Effect.promise(() => response.body?.cancel() ?? Promise.resolve())
+          const status = response.statusCode ?? 0
+          const location = response.headers.location
+          if (status >= 300 && status < 400 && location) {
+            response.resume()
             url = new URL(location, url)
             continue
           }
-          if (!response.ok || !response.body) {
-            yield* Effect.promise(() => response.body?.cancel() ?? Promise.resolve())
-            return yield* unreachable(`${url.href} answered ${response.status} ${response.statusText}`)
+          if (status < 200 || status >= 300) {
+            response.resume()
+            return yield* unreachable(`${url.href} answered ${status} ${response.statusMessage ?? ""}`.trim())
           }
-          const body = response.body
+          const source = url
           return {
-            body: Stream.fromAsyncIterable(body, (e) => unreachable(`Reading ${url.href} failed: ${String(e)}`)),
-            fileName: fileNameFrom(response.headers.get("content-disposition"), url)
+            body: Stream.fromAsyncIterable(response as AsyncIterable<Uint8Array>, (e) => unreachable(`Reading ${source.href} failed: ${String(e)}`)),
+            fileName: fileNameFrom(headerValue(response.headers["content-disposition"]), url)
           } satisfies FetchedDocument
         }
         return yield* refuse(`More than ${maxRedirects} redirects from ${address}`)

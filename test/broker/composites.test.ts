@@ -162,6 +162,49 @@ layer(brokerTestLayer(defaultBackend.config), { timeout: 120_000 })("composite d
       expect(reply.json.message.length).toBeGreaterThan(10)
     }))
 
+  it.effect("an email attached to an email is listed as message/rfc822 and resolves to a text/plain page layout", () =>
+    Effect.gen(function*() {
+      const base = yield* BrokerUrl
+      const inner = [
+        "From: Inner Sender <inner@example.org>",
+        "To: someone@example.org",
+        "Subject: The forwarded quarterly note",
+        "Date: Mon, 2 Jan 2023 10:00:00 +0000",
+        "Content-Type: text/plain; charset=utf-8",
+        "",
+        "Figures are attached to the original."
+      ].join("\r\n")
+      const outer = [
+        "From: Outer <outer@example.org>",
+        "To: reader@example.org",
+        "Subject: Fwd: quarterly",
+        "Date: Tue, 3 Jan 2023 09:00:00 +0000",
+        "MIME-Version: 1.0",
+        'Content-Type: multipart/mixed; boundary="b1"',
+        "",
+        "--b1",
+        "Content-Type: text/plain; charset=utf-8",
+        "",
+        "See the message below.",
+        "--b1",
+        "Content-Type: message/rfc822",
+        'Content-Disposition: attachment; filename="note.eml"',
+        "",
+        inner,
+        "--b1--",
+        ""
+      ].join("\r\n")
+      const id = yield* uploadOk(base, new TextEncoder().encode(outer), "?documentTitle=fwd.eml")
+      const layout = (yield* call(`${base}/documents/${id}/layout`)).json
+      expect(layout.children[1]).toMatchObject({ documentId: `${id}/1`, mimeType: "message/rfc822" })
+      const attached = (yield* call(`${base}/documents/${id}@1/layout`)).json
+      expect(attached.type).toBe(`${PREFIX}DocumentPageLayout`)
+      expect(attached.mimeType).toBe("text/plain")
+      const text = (yield* call(`${base}/documents/${id}@1/pages/0/text/position`)).json.positionTextList.map((t: { text: string }) => t.text).join(" ")
+      expect(text).toContain("The forwarded quarterly note")
+      expect(text).toContain("Figures are attached to the original.")
+    }))
+
   it.effect("the part of a document that is not composite is a 404; DELETE of the root removes the parts", () =>
     Effect.gen(function*() {
       const base = yield* BrokerUrl

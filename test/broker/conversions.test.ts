@@ -72,7 +72,17 @@ layer(brokerTestLayer(defaultBackend.config), { timeout: 240_000 })("conversions
       expect((yield* post(`${base}/conversions`, { documentId: { id }, format: "docx" })).status).toBe(400)
       expect((yield* post(`${base}/conversions`, { format: "pdf" })).status).toBe(400)
       expect((yield* post(`${base}/conversions`, { documentId: { id: "nope" }, format: "pdf" })).status).toBe(404)
-      expect((yield* call(`${base}/conversions`, { method: "POST", headers: { "content-type": "application/json" }, body: "{" })).status).toBe(400)
+      const malformed = yield* call(`${base}/conversions`, { method: "POST", headers: { "content-type": "application/json" }, body: "{" })
+      expect(malformed.status).toBe(400)
+      expect(malformed.json).toEqual({ _tag: "InvalidRequest", message: "The request body could not be read: it is not valid JSON" })
+      const asText = yield* call(`${base}/conversions`, { method: "POST", headers: { "content-type": "text/plain" }, body: JSON.stringify({ documentId: { id }, format: "pdf" }) })
+      expect(asText.status).toBe(400)
+      expect(asText.json.message).toMatch(/Content-Type: application\/json/)
+      const missing = yield* post(`${base}/conversions`, { format: "pdf" })
+      expect(missing.json.message).toBe("The request does not match the API: documentId: is missing")
+      const noRoute = yield* call(`${base}/conversion`)
+      expect(noRoute.status).toBe(404)
+      expect(noRoute.json._tag).toBe("RouteNotFound")
       expect((yield* call(`${base}/conversions/unknown-order`)).status).toBe(404)
       expect((yield* call(`${base}/conversions/unknown-order`, { method: "DELETE" })).status).toBe(404)
       expect((yield* call(`${base}/documents/nope/conversions`)).status).toBe(404)
@@ -126,5 +136,34 @@ layer(brokerTestLayer(defaultBackend.config), { timeout: 240_000 })("conversions
       expect((yield* call(`${base}/conversions`, { method: "DELETE" })).status).toBe(200)
       expect((yield* call(`${base}/conversions`)).json).toEqual([])
       expect((yield* call(`${base}/documents/${small}`)).json.conversionOrderIds).toEqual({})
+    }))
+
+  it.effect("the same bytes named .csv and .txt are two documents, each converted as what it is", () =>
+    Effect.gen(function*() {
+      const base = yield* BrokerUrl
+      const bytes = new TextEncoder().encode(`alpha,beta\n${Date.now()},2\n`)
+      const asText = yield* uploadOk(base, bytes, "?documentTitle=values.txt")
+      const asCsv = yield* uploadOk(base, bytes, "?documentTitle=values.csv")
+      const textOf = (id: string) =>
+        call(`${base}/documents/${id}/pages/0/text/position`).pipe(Effect.map((r) => r.json.positionTextList.map((t: { text: string }) => t.text).join(" ")))
+      expect((yield* call(`${base}/documents/${asText}`)).json.format).toBe("text")
+      expect((yield* call(`${base}/documents/${asCsv}`)).json.format).toBe("csv")
+      // Plain text keeps the commas; the spreadsheet puts each value in a cell of its own.
+      expect(yield* textOf(asText)).toContain("alpha,beta")
+      const cells = yield* textOf(asCsv)
+      expect(cells).toContain("alpha")
+      expect(cells).not.toContain("alpha,beta")
+    }))
+
+  it.effect("a conversion order for a document registered from a layout fails: there is nothing to convert", () =>
+    Effect.gen(function*() {
+      const base = yield* BrokerUrl
+      const documentId = `layout-${Date.now()}`
+      const registered = yield* post(`${base}/documents/layout`, { documentId, pageDimensionsList: [{ width: 612, height: 792, rotation: 0, dpi: 72 }] })
+      expect(registered.status).toBe(200)
+      const created = (yield* post(`${base}/conversions`, { documentId: { id: documentId }, format: "pdf" })).json
+      const order = yield* awaitState(base, created.conversionOrderId.id, ["PROCESSED", "FAILED"])
+      expect(order.currentState).toBe("FAILED")
+      expect(order.errorMessage).toMatch(/registered from a layout/)
     }))
 })

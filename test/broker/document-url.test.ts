@@ -5,7 +5,7 @@
 import { afterAll, beforeAll, describe, expect, it, layer } from "@effect/vitest"
 import { Effect } from "effect"
 import { createServer, type Server } from "node:http"
-import type { AddressInfo } from "node:net"
+import { type AddressInfo, createServer as createTcpServer, type Server as TcpServer } from "node:net"
 import { BrokerUrl, brokerTestLayer } from "../../src/layers/Test.ts"
 import { isPrivateAddress } from "../../src/services/UrlFetcher.ts"
 import { CORPUS, defaultBackend } from "../support/backends.ts"
@@ -14,6 +14,9 @@ import { call, corpusFile, upload } from "../support/http.ts"
 const pdf = corpusFile("pdf/basicapi.pdf")
 let origin = ""
 let server: Server
+/** An HTTP/1.0 server as `python3 -m http.server` is: it sends the whole file and closes the connection. */
+let closingOrigin = ""
+let closingServer: TcpServer
 
 beforeAll(async () => {
   server = createServer((req, res) => {
@@ -29,8 +32,17 @@ beforeAll(async () => {
   })
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve))
   origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`
+  const big = corpusFile("pdf/tracemonkey.pdf")
+  closingServer = createTcpServer((socket) => {
+    socket.once("data", () => {
+      socket.write(`HTTP/1.0 200 OK\r\nContent-Type: application/pdf\r\nContent-Length: ${big.length}\r\n\r\n`)
+      socket.end(big)
+    })
+  })
+  await new Promise<void>((resolve) => closingServer.listen(0, "127.0.0.1", resolve))
+  closingOrigin = `http://127.0.0.1:${(closingServer.address() as AddressInfo).port}`
 })
-afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())))
+afterAll(() => Promise.all([new Promise<void>((resolve) => server.close(() => resolve())), new Promise<void>((resolve) => closingServer.close(() => resolve()))]))
 
 const fromUrl = (base: string, url: string, extra = "") => upload(base, new Uint8Array(), `?documentUrl=${encodeURIComponent(url)}${extra}`)
 
@@ -74,6 +86,13 @@ describe("documentUrl", () => {
 
         const moved = yield* fromUrl(base, `${origin}/moved`)
         expect(moved.status).toBe(200)
+        // A server that closes the connection right after the body (HTTP/1.0): loaded, and the broker lives on.
+        for (let i = 0; i < 3; i++) {
+          const closing = yield* fromUrl(base, `${closingOrigin}/tracemonkey.pdf`)
+          expect(closing.status, closing.text).toBe(200)
+        }
+        expect((yield* call(`${base}/health/readiness`)).status).toBe(200)
+
         // Allowed but not delivered: the server's fault, not the caller's.
         const missing = yield* fromUrl(base, `${origin}/nothing-here`)
         expect(missing.status).toBe(500)
@@ -103,7 +122,7 @@ describe("documentUrl", () => {
     it.effect("an invalid accessor is a 400; an allowed address that does not deliver is a 500", () =>
       Effect.gen(function*() {
         const base = yield* BrokerUrl
-        for (const body of [{}, { url: 5 }, { url: "" }, { url: "not a url" }, { url: "ftp://example.com/x.pdf" }, { url: "file:///etc/passwd" }, { url: `${officeDir}/../pdf/tracemonkey.pdf` }, { url: "relative/path.pdf" }]) {
+        for (const body of [{}, { url: 5 }, { url: "" }, { url: "not a url" }, { url: "ftp://example.com/x.pdf" }, { url: "file:///etc/passwd" }, { url: `file://otherhost${officeDir}/fake.odt` }, { url: `${officeDir}/../pdf/tracemonkey.pdf` }, { url: "relative/path.pdf" }]) {
           const reply = yield* load(base, body)
           expect(reply.status, JSON.stringify(body)).toBe(400)
         }

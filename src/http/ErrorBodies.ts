@@ -1,0 +1,64 @@
+/**
+ * Every error answer is JSON with `_tag` and `message`, also those the HttpApi layer makes on its
+ * own: an unknown route, a body that is not JSON (both answered with an empty body otherwise), and
+ * a parameter or body that does not match the contract (whose message is otherwise a schema dump).
+ */
+import { HttpApp, HttpMiddleware, type HttpServerRequest, HttpServerResponse } from "@effect/platform"
+import { Effect, Option } from "effect"
+
+interface DecodeIssue {
+  readonly path: ReadonlyArray<string | number>
+  readonly message: string
+}
+
+const errorResponse = (status: number, _tag: string, message: string, extra: Record<string, unknown> = {}) =>
+  HttpServerResponse.unsafeJson({ _tag, message, ...extra }, { status })
+
+const readableIssues = (issues: ReadonlyArray<DecodeIssue>) =>
+  issues.map((issue) => (issue.path.length > 0 ? `${issue.path.join(".")}: ${issue.message}` : issue.message)).join("; ")
+
+/** Whether the request carries a body that is not declared as JSON. */
+const sentOtherThanJson = (request: HttpServerRequest.HttpServerRequest) => {
+  if (request.method === "GET" || request.method === "DELETE" || request.method === "HEAD") return false
+  const type = (request.headers["content-type"] ?? "").split(";")[0]!.trim().toLowerCase()
+  return type !== "application/json"
+}
+
+/** Rewrites the contract-mismatch answer: one readable sentence, the issues kept for programs. */
+const clarifyDecodeError = (request: HttpServerRequest.HttpServerRequest, response: HttpServerResponse.HttpServerResponse) => {
+  if (response.status !== 400 || response.body._tag !== "Uint8Array") return Option.none()
+  let parsed: { _tag?: string; issues?: ReadonlyArray<DecodeIssue> }
+  try {
+    parsed = JSON.parse(new TextDecoder().decode(response.body.body))
+  } catch {
+    return Option.none()
+  }
+  if (parsed._tag !== "HttpApiDecodeError" || !Array.isArray(parsed.issues)) return Option.none()
+  const bodyIssue = parsed.issues.some((issue) => issue.path.length === 0 && issue.message.startsWith("Expected "))
+  const message = bodyIssue && sentOtherThanJson(request)
+    ? `The body must be JSON sent with Content-Type: application/json (got '${request.headers["content-type"] ?? "none"}')`
+    : `The request does not match the API: ${readableIssues(parsed.issues)}`
+  return Option.some(errorResponse(400, "HttpApiDecodeError", message, { issues: parsed.issues }))
+}
+
+/** An error answer the platform made without a body: say what happened. */
+const describeEmpty = (request: HttpServerRequest.HttpServerRequest, status: number) =>
+  status === 404
+    ? errorResponse(404, "RouteNotFound", `No endpoint ${request.method} ${request.url.split("?")[0]}: see /swagger-ui/index.html`)
+    : status === 400
+    ? errorResponse(400, "InvalidRequest", "The request body could not be read: it is not valid JSON")
+    : errorResponse(status, "HttpError", `The request failed with status ${status}`)
+
+/** Runs on every response just before it is sent (middleware proper only sees responses already sent). */
+export const errorBodies = HttpMiddleware.make((app) =>
+  Effect.zipRight(
+    HttpApp.appendPreResponseHandler((request, response) =>
+      Effect.succeed(
+        response.status >= 400 && response.body._tag === "Empty"
+          ? describeEmpty(request, response.status)
+          : Option.getOrElse(clarifyDecodeError(request, response), () => response)
+      )
+    ),
+    app
+  )
+)
