@@ -21,6 +21,15 @@
  * keep less than 0.3 cores busy, spending at most this much waiting over the whole run,
  * BENCH_REF=<git ref> measures the broker of that commit (a clean `git archive` copy under
  * bench/tmp/<run>/, using this checkout's node_modules) instead of the working tree.
+ *
+ * Sections: `npm run bench` runs all of them; `npm run bench -- broker` or `npm run bench -- office`
+ * one. "office" (scripts/bench/office.ts) times the warm LibreOffice pool against cold
+ * `soffice --convert-to` runs and writes bench/results/office-<date>.md and .json (a smoke run,
+ * BENCH_RUNS below 3, to bench/tmp/smoke-results/); BENCH_REF and BENCH_KEEP_TMP apply to it too.
+ * "conversions" (scripts/bench/conversions.ts, `npm run bench -- conversions`) times conversion orders
+ * through the real broker (large HTML and text upload → first page image against soffice + pdftoppm,
+ * 8 small office files at once, peak RSS with LibreOffice) and writes conversions-<date>.md and .json
+ * the same way; it shares the quiet-wait budget.
  */
 import { execFileSync } from "node:child_process"
 import { existsSync, mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs"
@@ -28,9 +37,11 @@ import { availableParallelism, cpus, loadavg, totalmem } from "node:os"
 import { basename, join, resolve } from "node:path"
 import { fileURLToPath } from "node:url"
 import { type RunningBroker, startBroker } from "./bench/broker.ts"
+import { renderConversionsSummary, runConversionsBench } from "./bench/conversions.ts"
+import { renderOfficeSummary, runOfficeBench } from "./bench/office.ts"
 import { getJson, getPageImage, type LayoutResult, type PageTextResult, pngWidth, upload } from "./bench/http.ts"
 import { hasGnuTime, otherProcessesCores, processCpuMs, processMemory, reapedChildrenCpuMs, runTimed, threadCpuMs, toolVersion } from "./bench/proc.ts"
-import { type BenchResults, type PageImageResult, renderMarkdown, renderSummary, type Target, type TextPositionResult } from "./bench/report.ts"
+import { type BenchResults, type PageImageResult, renderMarkdown, type SectionOptions, renderSummary, type Target, type TextPositionResult } from "./bench/report.ts"
 import { median, ratio, summarize } from "./bench/stats.ts"
 
 const root = resolve(fileURLToPath(new URL("..", import.meta.url)))
@@ -49,6 +60,13 @@ const SMOKE = THROUGHPUT_PAGES < 400 || RUNS < 3
 const REF = process.env.BENCH_REF?.trim() || undefined
 const QUIET_BUDGET_MS = intEnv("BENCH_QUIET_BUDGET", 150, 0, 600) * 1000
 const QUIET_CORES = 0.3
+const SECTION_NAMES = ["broker", "office", "conversions"] as const
+const SECTIONS = (() => {
+  const asked = process.argv.slice(2).filter((a) => !a.startsWith("-"))
+  const unknown = asked.filter((a) => !(SECTION_NAMES as ReadonlyArray<string>).includes(a))
+  if (unknown.length > 0) throw new Error(`Unknown bench section(s) ${unknown.join(", ")}; known: ${SECTION_NAMES.join(", ")}`)
+  return new Set(asked.length > 0 ? asked : SECTION_NAMES)
+})()
 const WIDTH = 1240
 const CACHED_DESCRIPTOR = `IM_${WIDTH}_0`
 
@@ -157,6 +175,65 @@ const freshLargeUpload = async (broker: RunningBroker, label: string) => {
   }
 }
 
+/** The working tree, or with BENCH_REF a clean copy of that commit under `tmp` (with this checkout's node_modules). */
+const codeToMeasure = (tmp: string) => {
+  if (!REF) return root
+  const checkout = join(tmp, "checkout")
+  mkdirSync(checkout, { recursive: true })
+  execFileSync("sh", ["-c", `git archive --format=tar "$1" | tar -x -C "$2"`, "sh", REF, checkout], { cwd: root, stdio: ["ignore", "ignore", "inherit"] })
+  symlinkSync(join(root, "node_modules"), join(checkout, "node_modules"))
+  return checkout
+}
+
+/**
+ * Runs one extra section in a fresh bench/tmp/<run>-<name> directory (kept on failure or with
+ * BENCH_KEEP_TMP) and prints its summary; smoke runs report to bench/tmp/smoke-results/.
+ */
+const runSection = async (name: string, measure: (options: SectionOptions) => Promise<string>) => {
+  const runId = `${new Date().toISOString().replace(/[:.]/g, "-")}-${name}`
+  const tmp = join(root, "bench", "tmp", runId)
+  mkdirSync(tmp, { recursive: true })
+  const machine = machineFacts()
+  const smoke = RUNS < 3
+  let succeeded = false
+  try {
+    const codeRoot = codeToMeasure(tmp)
+    log(`${name} section: ${RUNS} runs per median${REF ? `, measuring ${machine.measuredRef}` : ""}${smoke ? " (smoke run: results go to bench/tmp/smoke-results/)" : ""}`)
+    const summary = await measure({
+      codeRoot,
+      corpus: resolve(root, "../shared/corpus/office"),
+      tmp,
+      outDir: smoke ? join(root, "bench", "tmp", "smoke-results") : join(root, "bench", "results"),
+      runs: RUNS,
+      smoke,
+      machine,
+      log
+    })
+    console.log("\n" + summary + "\n")
+    succeeded = true
+  } finally {
+    if (succeeded && !KEEP_TMP) rmSync(tmp, { recursive: true, force: true })
+    else log(`kept ${tmp}`)
+  }
+}
+
+/** Section "office": the warm LibreOffice pool against cold soffice runs (scripts/bench/office.ts). */
+const officeSection = () =>
+  runSection("office", async (options) => renderOfficeSummary(await runOfficeBench({ ...options, quietBudgetMs: Math.min(QUIET_BUDGET_MS, 60_000) })))
+
+/** Section "conversions": conversion orders through the real broker (scripts/bench/conversions.ts). */
+const conversionsSection = () =>
+  runSection("conversions", async (options) =>
+    renderConversionsSummary(
+      await runConversionsBench({
+        ...options,
+        waitForQuiet: async (before, brokerRoot) => {
+          await waitForQuiet(before, brokerRoot)
+          return quietWaits.at(-1)!
+        }
+      })
+    ))
+
 const main = async () => {
   for (const name of [...PAGE_DOCS.map((d) => d.file), LARGE_DOC]) {
     if (!existsSync(corpusFile(name))) throw new Error(`Missing corpus file ${corpusFile(name)}`)
@@ -168,12 +245,8 @@ const main = async () => {
   const benchStarted = performance.now()
   log(`run ${runId}: ${machine.nproc} cores, node ${machine.node}, ${machine.mutool}, ${machine.pdftoppm}; load ${machine.loadAverageAtStart.join(" ")}`)
   // The broker's code: the working tree, or a clean copy of one commit.
-  let brokerRoot = root
+  const brokerRoot = codeToMeasure(tmp)
   if (REF) {
-    brokerRoot = join(tmp, "checkout")
-    mkdirSync(brokerRoot, { recursive: true })
-    execFileSync("sh", ["-c", `git archive --format=tar "$1" | tar -x -C "$2"`, "sh", REF, brokerRoot], { cwd: root, stdio: ["ignore", "ignore", "inherit"] })
-    symlinkSync(join(root, "node_modules"), join(brokerRoot, "node_modules"))
     log(`measuring ${machine.measuredRef} from ${brokerRoot}`)
   } else if (machine.srcChanges.length > 0) {
     log(`note: src/ has uncommitted changes (${machine.srcChanges.length} files); the working tree is what is measured (BENCH_REF=HEAD measures the last commit)`)
@@ -459,7 +532,13 @@ const main = async () => {
   }
 }
 
-main().catch((error) => {
+const run = async () => {
+  if (SECTIONS.has("broker")) await main()
+  if (SECTIONS.has("office")) await officeSection()
+  if (SECTIONS.has("conversions")) await conversionsSection()
+}
+
+run().catch((error) => {
   console.error(error)
   process.exitCode = 1
 })

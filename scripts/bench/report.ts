@@ -122,16 +122,29 @@ export interface BenchResults {
   readonly memoryTimeline: ReadonlyArray<MemorySample>
 }
 
-const table = (header: ReadonlyArray<string>, rows: ReadonlyArray<ReadonlyArray<string>>) =>
+/** What every bench section is given by scripts/bench.ts. */
+export interface SectionOptions {
+  /** The checkout whose code is measured (the working tree, or a BENCH_REF copy). */
+  readonly codeRoot: string
+  readonly corpus: string
+  readonly tmp: string
+  readonly outDir: string
+  readonly runs: number
+  readonly smoke: boolean
+  readonly machine: Readonly<Record<string, unknown>>
+  readonly log: (message: string) => void
+}
+
+export const table = (header: ReadonlyArray<string>, rows: ReadonlyArray<ReadonlyArray<string>>) =>
   [
     `| ${header.join(" | ")} |`,
     `|${header.map((_, i) => (i === 0 ? "---" : "---:")).join("|")}|`,
     ...rows.map((row) => `| ${row.join(" | ")} |`)
   ].join("\n")
 
-const cores = (value: number) => (Number.isFinite(value) ? `${value.toFixed(2)} cores` : "n/a")
+export const cores = (value: number) => (Number.isFinite(value) ? `${value.toFixed(2)} cores` : "n/a")
 
-const spread = (s: Summary) => `${ms(s.median)} (${round(s.min)}–${round(s.max)})`
+export const spread = (s: Summary) => `${ms(s.median)} (${round(s.min)}–${round(s.max)})`
 
 /** The figures table: the same in the report and on the console. */
 export const summaryTable = (r: BenchResults) => {
@@ -173,7 +186,33 @@ export const summaryTable = (r: BenchResults) => {
 }
 
 /** Cores other processes kept busy on average over the whole run (every broker's phases, weighted by duration). */
-export const otherCoresOverall = (r: BenchResults) => {
+/** Phase records of one broker, as the sections collect them. */
+interface Phases {
+  readonly peakByPhase: Readonly<Record<string, { readonly serverRssKiB: number; readonly treeRssKiB: number }>>
+  readonly cpuByPhase: Readonly<Record<string, PhaseCpu>>
+}
+
+/**
+ * A broker's phases: peak sampled RSS and the cores kept busy by the broker, by the benchmark with
+ * its reference tools, and by other processes. Phases that only close the one before them (`closes`,
+ * under a second) carry no figures of their own and are left out.
+ */
+export const phaseTable = (broker: Phases, closes: (phase: string) => boolean) => {
+  const phases = [...new Set([...Object.keys(broker.peakByPhase), ...Object.keys(broker.cpuByPhase)])]
+    .filter((phase) => !(closes(phase) && (broker.cpuByPhase[phase]?.seconds ?? 0) < 1))
+  return table(
+    ["Phase", "Duration", "Peak RSS server", "Peak RSS tree", "Broker CPU", "Bench + tools CPU", "Other processes CPU"],
+    phases.map((phase) => {
+      const p = broker.peakByPhase[phase]
+      const c = broker.cpuByPhase[phase]
+      // CPU shares over a fraction of a second are mostly clock-tick rounding.
+      const cpu = c && c.seconds >= 1 ? c : undefined
+      return [phase, c ? `${round(c.seconds)} s` : "", p ? mib(p.serverRssKiB) : "", p ? mib(p.treeRssKiB) : "", cpu ? cores(cpu.brokerCores) : "–", cpu ? cores(cpu.benchCores) : "–", cpu ? cores(cpu.otherCores) : "–"]
+    })
+  )
+}
+
+export const otherCoresOverall = (r: { readonly brokers: ReadonlyArray<{ readonly cpuByPhase: Readonly<Record<string, { readonly seconds: number; readonly otherCores: number }>> }> }) => {
   let seconds = 0
   let coreSeconds = 0
   for (const b of r.brokers) {
@@ -324,18 +363,7 @@ export const renderMarkdown = (r: BenchResults, jsonName: string) => {
     lines.push("Main broker by phase: peak sampled RSS, and average cores kept busy by the broker, by the benchmark with its reference tools, and by other processes on the machine (noise):")
     lines.push("")
     // Phases that only close the one before them ("after …", a few milliseconds) carry no figures of their own.
-    const phases = [...new Set([...Object.keys(main.peakByPhase), ...Object.keys(main.cpuByPhase)])]
-      .filter((phase) => !(phase.startsWith("after ") && (main.cpuByPhase[phase]?.seconds ?? 0) < 1))
-    lines.push(table(
-      ["Phase", "Duration", "Peak RSS server", "Peak RSS tree", "Broker CPU", "Bench + tools CPU", "Other processes CPU"],
-      phases.map((phase) => {
-        const p = main.peakByPhase[phase]
-        const c = main.cpuByPhase[phase]
-        // CPU shares over a fraction of a second are mostly clock-tick rounding.
-        const cpu = c && c.seconds >= 1 ? c : undefined
-        return [phase, c ? `${round(c.seconds)} s` : "", p ? mib(p.serverRssKiB) : "", p ? mib(p.treeRssKiB) : "", cpu ? cores(cpu.brokerCores) : "–", cpu ? cores(cpu.benchCores) : "–", cpu ? cores(cpu.otherCores) : "–"]
-      })
-    ))
+    lines.push(phaseTable(main, (phase) => phase.startsWith("after ")))
     lines.push("")
   }
   if (main) {
