@@ -48,6 +48,7 @@ import { compilePattern, InvalidSearchPattern } from "./pdf/Text.ts"
 import { PdfEngine, type PdfSource } from "./PdfEngine.ts"
 import { pageImageName, renditionKey, Renditions } from "./Renditions.ts"
 import { UrlFetcher } from "./UrlFetcher.ts"
+import { durationConfig } from "./DurationConfig.ts"
 
 export const DocumentsConfig = Config.all({
   maxUploadBytes: Config.integer("MAX_UPLOAD_BYTES").pipe(Config.withDefault(512 * 1024 * 1024)),
@@ -55,7 +56,7 @@ export const DocumentsConfig = Config.all({
   maxPageImageWidth: Config.integer("MAX_PAGE_IMAGE_WIDTH").pipe(Config.withDefault(10_000)),
   pageImageMemoryCache: Config.integer("PAGE_IMAGE_MEMORY_CACHE").pipe(Config.withDefault(64)),
   /** How long a request that needs pages waits for the document's conversion. */
-  conversionWait: Config.duration("CONVERSION_WAIT_TIMEOUT").pipe(Config.withDefault(Duration.minutes(10)))
+  conversionWait: durationConfig("CONVERSION_WAIT_TIMEOUT", Duration.minutes(10))
 })
 
 /** What a file endpoint sends: bytes from the blob store or from memory, with how to label them. */

@@ -5,7 +5,7 @@
  */
 import { FileSystem } from "@effect/platform"
 import { SqlClient } from "@effect/sql"
-import { Config, Duration, Effect, Ref, Schedule } from "effect"
+import { Duration, Effect, Ref, Schedule } from "effect"
 import { createRequire } from "node:module"
 import { availableParallelism, loadavg } from "node:os"
 import { PDFDocument, StandardFonts } from "pdf-lib"
@@ -15,6 +15,7 @@ import { PageImageDescriptor } from "../schemas/PageImage.ts"
 import { OfficeConverter } from "./convert/OfficeConverter.ts"
 import { PdfEngine } from "./PdfEngine.ts"
 import { StorageConfig } from "./StorageConfig.ts"
+import { durationConfig } from "./DurationConfig.ts"
 
 const require = createRequire(import.meta.url)
 const versionOf = (pkg: string) => {
@@ -38,7 +39,7 @@ const makeProbePdf = Effect.promise(async () => {
 
 export class Health extends Effect.Service<Health>()("docstack/Health", {
   scoped: Effect.gen(function*() {
-    const interval = yield* Config.duration("HEALTH_CHECK_INTERVAL").pipe(Config.withDefault(Duration.seconds(5)))
+    const interval = yield* durationConfig("HEALTH_CHECK_INTERVAL", Duration.seconds(5))
     const engine = yield* PdfEngine
     const office = yield* OfficeConverter
     const sql = yield* SqlClient.SqlClient

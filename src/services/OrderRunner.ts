@@ -58,10 +58,13 @@ export const orderRunner = (handlers: Readonly<Partial<Record<OrderKind, OrderHa
       }
     }).pipe(
       // A worker must outlive any one bad order or database hiccup.
-      Effect.catchAllCause((cause) => Effect.logError("order worker failed; restarting", cause)),
+      // Pausing a poll interval, so that a database that is down is not hammered.
+      Effect.catchAllCause((cause) => Effect.logError("order worker failed; restarting", cause).pipe(Effect.zipRight(Effect.sleep(orders.config.pollInterval)))),
       Effect.forever
     )
 
+    // Runs after the workers below are interrupted (finalizers run in reverse order).
+    yield* Effect.addFinalizer(() => orders.releaseOwn.pipe(Effect.catchAllCause((cause) => Effect.logWarning("orders could not be given back", cause))))
     yield* Effect.forkScoped(Effect.all(Array.from({ length: workers }, () => worker), { concurrency: "unbounded", discard: true }))
     yield* Effect.logInfo(`order workers started: ${workers}`)
   }))

@@ -24,6 +24,7 @@ import {
   SearchPages
 } from "./pdf/Protocol.ts"
 import { buildWorkerBundle } from "./pdf/WorkerBundle.ts"
+import { durationConfig } from "./DurationConfig.ts"
 
 /** A PDF as the engine sees it: its content hash (cache key) and a local file with its bytes. */
 export interface PdfSource {
@@ -35,7 +36,7 @@ export const PdfEngineConfig = Config.all({
   workers: Config.integer("RENDER_WORKERS").pipe(Config.withDefault(availableParallelism())),
   concurrencyPerWorker: Config.integer("RENDER_CONCURRENCY_PER_WORKER").pipe(Config.withDefault(2)),
   openDocumentsPerWorker: Config.integer("OPEN_DOCUMENTS_PER_WORKER").pipe(Config.withDefault(8)),
-  timeout: Config.duration("RENDER_TIMEOUT").pipe(Config.withDefault(Duration.seconds(60))),
+  timeout: durationConfig("RENDER_TIMEOUT", Duration.seconds(60)),
   maxImagePixels: Config.integer("MAX_IMAGE_PIXELS").pipe(Config.withDefault(60_000_000))
 })
 

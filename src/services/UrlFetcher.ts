@@ -15,6 +15,7 @@ import * as https from "node:https"
 import { BlockList, isIP, type LookupFunction } from "node:net"
 import * as nodePath from "node:path"
 import { fileURLToPath } from "node:url"
+import { durationConfig } from "./DurationConfig.ts"
 
 export class UrlRefused extends Data.TaggedError("UrlRefused")<{ readonly message: string; readonly reason: "invalid" | "unreachable" }> {}
 
@@ -54,7 +55,7 @@ export class UrlFetcher extends Effect.Service<UrlFetcher>()("docstack/UrlFetche
   effect: Effect.gen(function*() {
     const allowPrivate = yield* Config.boolean("ALLOW_PRIVATE_URLS").pipe(Config.withDefault(false))
     const fileRoots = yield* Config.array(Config.string(), "FILE_URL_ROOTS").pipe(Config.withDefault([]))
-    const timeout = yield* Config.duration("URL_FETCH_TIMEOUT").pipe(Config.withDefault(Duration.seconds(30)))
+    const timeout = yield* durationConfig("URL_FETCH_TIMEOUT", Duration.seconds(30))
     const maxRedirects = 5
 
     /** DNS lookup that refuses private addresses, so the check applies to the address actually connected to. */

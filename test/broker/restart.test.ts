@@ -85,4 +85,30 @@ describe("restart", () => {
       expect(order.errorMessage).toBeNull()
       expect((yield* call(`${second.base}/conversions`)).json.map((o: { conversionOrderId: { id: string } }) => o.conversionOrderId.id)).toEqual([orderId])
     }), { timeout: 400_000 })
+
+  it.scoped("a broker stopped gracefully gives its running order back at once, not after its lease", () =>
+    Effect.gen(function*() {
+      const database = defaultBackend.config.DATABASE_URL ? { DATABASE_URL: (yield* isolatedDatabaseUrl(defaultBackend.config.DATABASE_URL)).url } : {}
+      // A lease far longer than the test: only giving the order back lets the restarted broker take it.
+      const env = { ...database, DATA_DIR: newDataDir(), ORDER_LEASE: "10 minutes", ORDER_POLL_INTERVAL: "200 millis", OFFICE_INSTANCES: "1" }
+      const port = yield* freePort
+
+      const first = yield* startBroker(env, port)
+      const id = yield* uploadOk(first.base, corpusFile("office/handbook-872p.docx"))
+      const orderId = (yield* call(`${first.base}/documents/${id}`)).json.conversionOrderIds.pdf.id as string
+      let state = ""
+      for (let i = 0; i < 600 && state !== "PROCESSING"; i++) {
+        state = (yield* call(`${first.base}/conversions/${orderId}`)).json.currentState
+        if (state !== "PROCESSING") yield* sleep(100)
+      }
+      expect(state).toBe("PROCESSING")
+      first.child.kill("SIGTERM")
+      yield* awaitExit(first.child)
+
+      const second = yield* startBroker(env, port)
+      const started = Date.now()
+      expect((yield* call(`${second.base}/documents/${id}/layout`)).status).toBe(200)
+      expect(Date.now() - started).toBeLessThan(120_000)
+      expect((yield* call(`${second.base}/conversions/${orderId}`)).json.currentState).toBe("PROCESSED")
+    }), { timeout: 400_000 })
 })

@@ -284,3 +284,34 @@ describe("text decoding", () => {
     expect(bom).not.toContain("shift_jis")
   })
 })
+
+describe("legacy encodings", () => {
+  // Short sentences as the encoders of their languages write them (bytes from Python's codecs).
+  const samples: ReadonlyArray<readonly [string, string, string]> = [
+    ["shift_jis", "日本語のテキストです。これはテストの文書です。東京都", "93fa967b8cea82cc8365834c8358836782c582b7814282b182ea82cd83658358836782cc95b68f9182c582b78142938c8b9e9373"],
+    ["euc-jp", "日本語のテキストです。これはテストの文書です。東京都", "c6fccbdcb8eca4cea5c6a5ada5b9a5c8a4c7a4b9a1a3a4b3a4eca4cfa5c6a5b9a5c8a4cecab8bdf1a4c7a4b9a1a3c5ecb5fec5d4"],
+    ["gb18030", "这是一个中文文本文件，用于测试编码检测。北京", "d5e2cac7d2bbb8f6d6d0cec4cec4b1becec4bcfea3acd3c3d3dab2e2cad4b1e0c2ebbcecb2e2a1a3b1b1bea9"],
+    ["big5", "這是一個中文文本文件，用於測試編碼檢測。台北", "b36fac4fa440add3a4a4a4e5a4e5a5bba4e5a5f3a141a5cea9f3b4fab8d5bd73bd58c0cbb4faa143a578a55f"],
+    ["koi8-r", "Привет мир, это проверка кодировки текста для документа", "f0d2c9d7c5d420cdc9d22c20dcd4cf20d0d2cfd7c5d2cbc120cbcfc4c9d2cfd7cbc920d4c5cbd3d4c120c4ccd120c4cfcbd5cdc5ced4c1"],
+    ["windows-1251", "Привет мир, это проверка кодировки текста для документа", "cff0e8e2e5f220ece8f02c20fdf2ee20eff0eee2e5f0eae020eaeee4e8f0eee2eae820f2e5eaf1f2e020e4ebff20e4eeeaf3ece5edf2e0"]
+  ]
+  for (const [encoding, text, hex] of samples) {
+    it.effect(`${encoding} text is recognised as text and decoded`, () =>
+      Effect.gen(function*() {
+        const bytes = Buffer.from(hex, "hex")
+        expect(decodeText(bytes).text).toBe(text)
+        const dir = mkdtempSync(path.join(tmpdir(), "docstack-enc-"))
+        writeFileSync(path.join(dir, "note"), bytes)
+        expect((yield* detectFile(path.join(dir, "note"), "note.txt"))?.format).toBe("text")
+        // The same bytes in an HTML page that names its charset.
+        const html = Buffer.concat([Buffer.from(`<html><head><meta charset="${encoding}"></head><body><p>`), bytes, Buffer.from("</p></body></html>")])
+        writeFileSync(path.join(dir, "page"), html)
+        expect((yield* detectFile(path.join(dir, "page"), "page.html"))?.format).toBe("html")
+        expect(toUtf8Html(html)).toContain(text)
+      }))
+  }
+
+  it("Western text that is not UTF-8 stays windows-1252", () => {
+    expect(decodeText(Buffer.from("Caf\xe9 cr\xe8me br\xfbl\xe9e \x80 5", "latin1"))).toEqual({ text: "Café crème brûlée € 5", encoding: "windows-1252" })
+  })
+})

@@ -10,6 +10,7 @@ import type { DetectedFormat } from "../FormatDetector.ts"
 import { imageToPdf, ImageRejected } from "./ImageToPdf.ts"
 import { OFFICE_FORMATS, type OfficeFormat, OfficeConverter } from "./OfficeConverter.ts"
 import { decodeText, toUtf8Html } from "./TextEncoding.ts"
+import { durationConfig } from "../DurationConfig.ts"
 
 /** The file cannot become a PDF; `message` is for the person who sent it. */
 export class ConversionFailed extends Data.TaggedError("ConversionFailed")<{ readonly message: string }> {}
@@ -22,7 +23,7 @@ export interface ConvertedPdf {
 
 export const ConverterConfig = Config.all({
   maxSourceImagePixels: Config.integer("MAX_SOURCE_IMAGE_PIXELS").pipe(Config.withDefault(200_000_000)),
-  mupdfTimeout: Config.duration("MUPDF_CONVERSION_TIMEOUT").pipe(Config.withDefault(Duration.seconds(120))),
+  mupdfTimeout: durationConfig("MUPDF_CONVERSION_TIMEOUT", Duration.seconds(120)),
   /** The PDF written by a converter may not exceed this (a converter can inflate a small file a lot). */
   maxRenditionBytes: Config.integer("MAX_RENDITION_BYTES").pipe(Config.withDefault(2 * 1024 * 1024 * 1024))
 })

@@ -17,6 +17,7 @@ import { availableParallelism, tmpdir } from "node:os"
 import { join } from "node:path"
 import { createInterface } from "node:readline"
 import { fileURLToPath, pathToFileURL } from "node:url"
+import { durationConfig } from "../DurationConfig.ts"
 
 export type OfficeFormat = "doc" | "docx" | "odt" | "rtf" | "xls" | "xlsx" | "ods" | "csv" | "ppt" | "pptx" | "odp" | "html" | "text"
 
@@ -26,20 +27,12 @@ export class OfficeConversionFailed extends Schema.TaggedError<OfficeConversionF
   message: Schema.String
 }) {}
 
-/** A number of seconds ("120") or a duration ("2 minutes"). */
-const seconds = (name: string, fallback: number) =>
-  Config.number(name).pipe(
-    Config.map(Duration.seconds),
-    Config.orElse(() => Config.duration(name)),
-    Config.withDefault(Duration.seconds(fallback))
-  )
-
 export const OfficeConverterConfig = Config.all({
   instances: Config.integer("OFFICE_INSTANCES").pipe(Config.withDefault(Math.max(1, Math.floor(availableParallelism() / 2)))),
-  startTimeout: seconds("OFFICE_START_TIMEOUT", 60),
+  startTimeout: durationConfig("OFFICE_START_TIMEOUT", Duration.seconds(60)),
   conversionsPerInstance: Config.integer("OFFICE_CONVERSIONS_PER_INSTANCE").pipe(Config.withDefault(200)),
   /** `soffice.conversion.timeout` in the spec. */
-  conversionTimeout: seconds("SOFFICE_CONVERSION_TIMEOUT", 120),
+  conversionTimeout: durationConfig("SOFFICE_CONVERSION_TIMEOUT", Duration.seconds(120)),
   /** `excel.maximum.cell.count` in the spec; 0 turns the check off. */
   maxCells: Config.integer("EXCEL_MAXIMUM_CELL_COUNT").pipe(Config.withDefault(1_000_000)),
   soffice: Config.string("SOFFICE_PATH").pipe(Config.withDefault("soffice")),

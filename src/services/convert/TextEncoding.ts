@@ -1,11 +1,14 @@
 /**
  * How the bytes of a text file map to characters: byte order marks, UTF-16 without a mark, UTF-8,
- * and windows-1252 for anything else. One implementation, used by the format detector (is it text
- * at all?) and by the converters (hand LibreOffice UTF-8 whatever came in).
+ * then a legacy encoding recognised statistically (chardet: Shift_JIS, EUC-JP, GB18030, Big5,
+ * EUC-KR, KOI8-R, windows-1251, ...), and windows-1252 when nothing is recognised with confidence.
+ * One implementation, used by the format detector (is it text at all?) and by the converters (hand
+ * LibreOffice UTF-8 whatever came in).
  */
+import chardet from "chardet"
 
-/** The encodings this module reads text in; HTML may also name any charset TextDecoder knows. */
-export type TextEncodingName = "utf-8" | "utf-16le" | "utf-16be" | "utf-32le" | "utf-32be" | "windows-1252"
+/** The Unicode encodings this module recognises by their bytes; legacy ones are any label TextDecoder knows. */
+export type TextEncodingName = "utf-8" | "utf-16le" | "utf-16be" | "utf-32le" | "utf-32be" | "windows-1252" | (string & {})
 
 export interface EncodingGuess {
   readonly encoding: TextEncodingName
@@ -75,13 +78,33 @@ const isUtf8 = (bytes: Uint8Array): boolean => {
   }
 }
 
-/** The encoding of a text, by byte order mark, UTF-16 NUL pattern, UTF-8 validity, else windows-1252. */
+/** Below this chardet confidence (0-100) a guess is not trusted over windows-1252. */
+const LEGACY_CONFIDENCE = 40
+/** Guesses that windows-1252 reads as well or better (it is their superset or near enough). */
+const WESTERN = new Set(["iso-8859-1", "iso-8859-15", "windows-1252", "ascii"])
+
+/** A legacy encoding chardet is confident about and TextDecoder can read, if any. */
+const legacyEncoding = (bytes: Uint8Array): string | undefined => {
+  const best = chardet.analyse(bytes.subarray(0, 64 * 1024))[0]
+  if (!best || best.confidence < LEGACY_CONFIDENCE || WESTERN.has(best.name.toLowerCase())) return undefined
+  try {
+    return new TextDecoder(best.name).encoding
+  } catch {
+    return undefined
+  }
+}
+
+/**
+ * The encoding of a text, by byte order mark, UTF-16 NUL pattern, UTF-8 validity, a confident guess
+ * at a legacy encoding, else windows-1252.
+ */
 export const sniffEncoding = (bytes: Uint8Array): EncodingGuess => {
   const bom = bomOf(bytes)
   if (bom) return bom
   const utf16 = utf16ByNulPattern(bytes)
   if (utf16) return { encoding: utf16, bomLength: 0 }
-  return { encoding: isUtf8(bytes) ? "utf-8" : "windows-1252", bomLength: 0 }
+  if (isUtf8(bytes)) return { encoding: "utf-8", bomLength: 0 }
+  return { encoding: legacyEncoding(bytes) ?? "windows-1252", bomLength: 0 }
 }
 
 const decodeUtf32 = (bytes: Uint8Array, littleEndian: boolean): string => {

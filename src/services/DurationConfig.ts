@@ -1,0 +1,12 @@
+/**
+ * Every duration setting reads the same way: a number of seconds ("30", "1.5") or an Effect
+ * duration ("30 seconds", "200 millis", "2 minutes").
+ */
+import { Config, Duration } from "effect"
+
+export const durationConfig = (name: string, fallback: Duration.DurationInput) =>
+  Config.number(name).pipe(
+    Config.map(Duration.seconds),
+    Config.orElse(() => Config.duration(name)),
+    Config.withDefault(Duration.decode(fallback))
+  )
