@@ -100,7 +100,9 @@ export type DocumentLayout = typeof DocumentLayout.Type
 
 /** Body of POST /documents/layout: a page layout whose documentId names the new document. */
 export class LayoutRegistration extends Schema.Class<LayoutRegistration>("LayoutRegistration")({
-  type: Schema.optional(Schema.String),
+  type: Schema.optional(Schema.String.pipe(Schema.filter((type) => !type.endsWith("DocumentContainer"), {
+    message: () => "only a DocumentPageLayout can be registered: containers come from uploaded emails and archives"
+  }))),
   documentId: Schema.Union(AssignedDocumentId, Schema.Struct({ id: AssignedDocumentId })),
   documentTitle: Schema.optional(Schema.NullOr(DocumentTitle)),
   mimeType: Schema.optional(Schema.NullOr(Schema.String)),

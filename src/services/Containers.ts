@@ -55,7 +55,7 @@ export class Containers extends Effect.Service<Containers>()("docstack/Container
   effect: Effect.gen(function*() {
     const registry = yield* DocumentRegistry
     const blobs = yield* BlobStore
-    const decode = Schema.decodeUnknown(Expansion)
+    const decode = Schema.decodeUnknown(Schema.Union(Expansion, Schema.Struct({ rejected: Schema.String })))
 
     const expand = (sourceHash: string, detected: DetectedFormat) =>
       Effect.gen(function*() {
@@ -85,14 +85,22 @@ export class Containers extends Effect.Service<Containers>()("docstack/Container
       })
 
     return {
-      /** The parts of a composite file, expanding it on first use. */
+      /**
+       * The parts of a composite file, expanding it on first use. A refusal is remembered too, so
+       * that a bad archive inside another is not expanded again on every request.
+       */
       expansion: Effect.fn("Containers.expansion")(function*(sourceHash: string, detected: DetectedFormat) {
         const stored = yield* registry.expansion(sourceHash)
         if (Option.isSome(stored)) {
           const decoded = yield* decode(stored.value).pipe(Effect.option)
-          if (Option.isSome(decoded)) return decoded.value
+          if (Option.isSome(decoded)) {
+            const value = decoded.value
+            return yield* ("rejected" in value ? Effect.fail(new ExpansionRejected({ message: value.rejected })) : Effect.succeed(value))
+          }
         }
-        return yield* expand(sourceHash, detected)
+        return yield* expand(sourceHash, detected).pipe(
+          Effect.tapError((rejected) => registry.saveExpansion(sourceHash, { rejected: rejected.message }, []))
+        )
       })
     }
   })

@@ -160,6 +160,13 @@ layer(brokerTestLayer(defaultBackend.config), { timeout: 120_000 })("composite d
       const reply = yield* upload(base, broken, "?documentTitle=broken.zip")
       expect(reply.status).toBe(400)
       expect(reply.json.message.length).toBeGreaterThan(10)
+      // A broken archive inside a good one: the outer one opens; the inner part answers 500, every time.
+      const outer = yield* uploadOk(base, zipSync({ "inner.zip": broken, "fine.txt": new TextEncoder().encode("fine") }))
+      const first = yield* call(`${base}/documents/${outer}@1/layout`)
+      expect(first.status).toBe(500)
+      expect(first.json.message.length).toBeGreaterThan(10)
+      expect((yield* call(`${base}/documents/${outer}@1/layout`)).json).toEqual(first.json)
+      expect((yield* call(`${base}/documents/${outer}@2/layout`)).status).toBe(200)
     }))
 
   it.effect("an email attached to an email is listed as message/rfc822 and resolves to a text/plain page layout", () =>

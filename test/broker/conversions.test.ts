@@ -153,6 +153,8 @@ layer(brokerTestLayer(defaultBackend.config), { timeout: 240_000 })("conversions
       const cells = yield* textOf(asCsv)
       expect(cells).toContain("alpha")
       expect(cells).not.toContain("alpha,beta")
+      // The sheet is named as a spreadsheet's first sheet, not after a temporary file.
+      expect(cells).not.toMatch(/\bin-\d+|document/)
     }))
 
   it.effect("a conversion order for a document registered from a layout fails: there is nothing to convert", () =>

@@ -116,6 +116,9 @@ layer(brokerTestLayer({ ...defaultBackend.config, DATA_DIR: dataDir, MAX_UPLOAD_
         expect((yield* post(body)).status).toBe(409)
         expect((yield* post(null)).status).toBe(400)
         expect((yield* post({ ...body, documentId: undefined })).status).toBe(400)
+        const container = yield* post({ type: "com.docstack.viewer.client.api.document.DocumentContainer", documentId: `${id}-c`, children: [] })
+        expect(container.status).toBe(400)
+        expect(container.json.message).toContain("only a DocumentPageLayout can be registered")
         for (const page of [{ width: -5 }, { height: 0 }, { rotation: 45 }, { dpi: 0 }, { width: 1e308 }]) {
           const bad = { ...body, documentId: `${id}-bad`, pageDimensionsList: [{ ...body.pageDimensionsList[0], ...page }] }
           expect((yield* post(bad)).status, JSON.stringify(page)).toBe(400)

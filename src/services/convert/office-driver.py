@@ -285,7 +285,10 @@ class Driver:
     # ---- conversions ----------------------------------------------------------------------------
     def prepare_input(self, request):
         """The blob has no extension: a symlink (or, for HTML, a copy declaring UTF-8) with the right one."""
-        path = os.path.join(self.args.workdir, "in-%d.%s" % (request["id"], request["extension"]))
+        # The name shows: Calc names a CSV's sheet after its file and prints it in the page header.
+        # One conversion at a time per instance, so a fixed name does not collide.
+        base = "Sheet1" if request["extension"] == "csv" else "document"
+        path = os.path.join(self.args.workdir, "%s.%s" % (base, request["extension"]))
         if os.path.lexists(path):
             os.remove(path)
         if request.get("html"):
