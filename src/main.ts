@@ -5,8 +5,10 @@
 import { NodeRuntime } from "@effect/platform-node"
 import { Effect, Layer } from "effect"
 import { BrokerLive } from "./layers/Broker.ts"
+import { GatewayLive } from "./layers/Gateway.ts"
+import { InfrastructureLive } from "./layers/Infrastructure.ts"
 
-const services = { broker: BrokerLive } as const
+const services = { broker: BrokerLive, gateway: GatewayLive } as const
 type ServiceName = keyof typeof services
 
 const requested = process.argv.slice(2).filter((arg) => !arg.startsWith("-"))
@@ -17,9 +19,14 @@ if (unknown.length > 0) {
 }
 const names = (requested.length > 0 ? requested : Object.keys(services)) as Array<ServiceName>
 
-const stack = names.map((name) => services[name]).reduce((all, service) => Layer.merge(all, service))
-
-Layer.launch(stack).pipe(
+// The infrastructure (one SQL client) is built once; each service is launched on it by itself,
+// so that each has its own HTTP router.
+Effect.scoped(
+  Effect.gen(function*() {
+    const infrastructure = Layer.succeedContext(yield* Layer.build(InfrastructureLive))
+    yield* Effect.all(names.map((name) => Layer.launch(services[name].pipe(Layer.provide(infrastructure)))), { concurrency: "unbounded" })
+  })
+).pipe(
   Effect.tapErrorCause(Effect.logError),
   NodeRuntime.runMain
 )

@@ -1,7 +1,7 @@
 /**
- * Every error answer is JSON with `_tag` and `message`, also those the HttpApi layer makes on its
- * own: an unknown route, a body that is not JSON (both answered with an empty body otherwise), and
- * a parameter or body that does not match the contract (whose message is otherwise a schema dump).
+ * Every error answer is JSON in the service's error shape, also those the HttpApi layer makes on
+ * its own: an unknown route, a body that is not JSON (both answered with an empty body otherwise),
+ * and a parameter or body that does not match the contract (whose message is otherwise a schema dump).
  */
 import { HttpApp, HttpMiddleware, type HttpServerRequest, HttpServerResponse } from "@effect/platform"
 import { Effect, Option } from "effect"
@@ -11,8 +11,19 @@ interface DecodeIssue {
   readonly message: string
 }
 
-const errorResponse = (status: number, _tag: string, message: string, extra: Record<string, unknown> = {}) =>
-  HttpServerResponse.unsafeJson({ _tag, message, ...extra }, { status })
+/** How a service writes an error: which of its kinds (`notFound`, `badRequest`, `decode`, `other`) and what happened. */
+export type ErrorShape = (
+  status: number,
+  kind: "notFound" | "badRequest" | "decode" | "other",
+  message: string,
+  issues?: ReadonlyArray<unknown>
+) => unknown
+
+/** The broker's errors: `{_tag, message}` (see docs/errors.md). */
+export const brokerErrorShape: ErrorShape = (_status, kind, message, issues) =>
+  kind === "decode"
+    ? { _tag: "HttpApiDecodeError", message, issues }
+    : { _tag: kind === "notFound" ? "RouteNotFound" : kind === "badRequest" ? "InvalidRequest" : "HttpError", message }
 
 const readableIssues = (issues: ReadonlyArray<DecodeIssue>) =>
   issues.map((issue) => (issue.path.length > 0 ? `${issue.path.join(".")}: ${issue.message}` : issue.message)).join("; ")
@@ -25,7 +36,7 @@ const sentOtherThanJson = (request: HttpServerRequest.HttpServerRequest) => {
 }
 
 /** Rewrites the contract-mismatch answer: one readable sentence, the issues kept for programs. */
-const clarifyDecodeError = (request: HttpServerRequest.HttpServerRequest, response: HttpServerResponse.HttpServerResponse) => {
+const clarifyDecodeError = (shape: ErrorShape, request: HttpServerRequest.HttpServerRequest, response: HttpServerResponse.HttpServerResponse) => {
   if (response.status !== 400 || response.body._tag !== "Uint8Array") return Option.none()
   let parsed: { _tag?: string; issues?: ReadonlyArray<DecodeIssue> }
   try {
@@ -38,27 +49,31 @@ const clarifyDecodeError = (request: HttpServerRequest.HttpServerRequest, respon
   const message = bodyIssue && sentOtherThanJson(request)
     ? `The body must be JSON sent with Content-Type: application/json (got '${request.headers["content-type"] ?? "none"}')`
     : `The request does not match the API: ${readableIssues(parsed.issues)}`
-  return Option.some(errorResponse(400, "HttpApiDecodeError", message, { issues: parsed.issues }))
+  return Option.some(HttpServerResponse.unsafeJson(shape(400, "decode", message, parsed.issues), { status: 400 }))
 }
 
 /** An error answer the platform made without a body: say what happened. */
-const describeEmpty = (request: HttpServerRequest.HttpServerRequest, status: number) =>
-  status === 404
-    ? errorResponse(404, "RouteNotFound", `No endpoint ${request.method} ${request.url.split("?")[0]}: see /swagger-ui/index.html`)
-    : status === 400
-    ? errorResponse(400, "InvalidRequest", "The request body could not be read: it is not valid JSON")
-    : errorResponse(status, "HttpError", `The request failed with status ${status}`)
+const describeEmpty = (shape: ErrorShape, request: HttpServerRequest.HttpServerRequest, status: number) =>
+  HttpServerResponse.unsafeJson(
+    status === 404
+      ? shape(404, "notFound", `No endpoint ${request.method} ${request.url.split("?")[0]}: see /swagger-ui/index.html`)
+      : status === 400
+      ? shape(400, "badRequest", "The request body could not be read: it is not valid JSON")
+      : shape(status, "other", `The request failed with status ${status}`),
+    { status }
+  )
 
 /** Runs on every response just before it is sent (middleware proper only sees responses already sent). */
-export const errorBodies = HttpMiddleware.make((app) =>
-  Effect.zipRight(
-    HttpApp.appendPreResponseHandler((request, response) =>
-      Effect.succeed(
-        response.status >= 400 && response.body._tag === "Empty"
-          ? describeEmpty(request, response.status)
-          : Option.getOrElse(clarifyDecodeError(request, response), () => response)
-      )
-    ),
-    app
+export const errorBodies = (shape: ErrorShape) =>
+  HttpMiddleware.make((app) =>
+    Effect.zipRight(
+      HttpApp.appendPreResponseHandler((request, response) =>
+        Effect.succeed(
+          response.status >= 400 && response.body._tag === "Empty"
+            ? describeEmpty(shape, request, response.status)
+            : Option.getOrElse(clarifyDecodeError(shape, request, response), () => response)
+        )
+      ),
+      app
+    )
   )
-)

@@ -3,11 +3,11 @@
  * /swagger-ui/index.html, and every service it needs, each built once and shared.
  */
 import { HttpApiBuilder, HttpApiSwagger, HttpMiddleware, HttpServer } from "@effect/platform"
-import { NodeContext, NodeHttpServer } from "@effect/platform-node"
+import { NodeHttpServer } from "@effect/platform-node"
 import { Config, Effect, Layer } from "effect"
 import { createServer } from "node:http"
 import { AdministrationHttpLive } from "../http/broker/AdministrationHttp.ts"
-import { errorBodies } from "../http/ErrorBodies.ts"
+import { brokerErrorShape, errorBodies } from "../http/ErrorBodies.ts"
 import { BrokerApi } from "../http/broker/Api.ts"
 import { ConversionsHttpLive } from "../http/broker/ConversionsHttp.ts"
 import { DocumentLoadingHttpLive } from "../http/broker/DocumentLoadingHttp.ts"
@@ -25,31 +25,28 @@ import { orderRunner } from "../services/OrderRunner.ts"
 import { Orders } from "../services/Orders.ts"
 import { PdfEngine } from "../services/PdfEngine.ts"
 import { Renditions } from "../services/Renditions.ts"
-import { StorageConfig } from "../services/StorageConfig.ts"
 import { UrlFetcher } from "../services/UrlFetcher.ts"
-import { SqlLive } from "./Sql.ts"
 
 /** The order workers and what each kind of order does. */
 const OrderWorkersLive = Layer.unwrapEffect(
   Documents.pipe(Effect.map((documents) => orderRunner({ conversion: (order) => documents.convert(order.documentId ?? "") })))
 )
 
-const ServicesLive = Layer.mergeAll(Conversions.Default, Health.Default, OrderWorkersLive).pipe(
+/** Every service of the broker, on the process's infrastructure (InfrastructureLive). */
+export const BrokerServicesLive = Layer.mergeAll(Conversions.Default, Health.Default, OrderWorkersLive).pipe(
   Layer.provideMerge(Documents.Default),
   Layer.provideMerge(Layer.mergeAll(Renditions.Default, Containers.Default)),
   Layer.provideMerge(Layer.mergeAll(DocumentRegistry.Default, DerivedCache.Default, UrlFetcher.Default, Orders.Default, Converter.Default)),
-  Layer.provideMerge(Layer.mergeAll(BlobStore.FileSystemLive, PdfEngine.Default, SqlLive, OfficeConverter.Default)),
-  Layer.provideMerge(StorageConfig.Default),
-  Layer.provideMerge(NodeContext.layer)
+  Layer.provideMerge(Layer.mergeAll(BlobStore.FileSystemLive, PdfEngine.Default, OfficeConverter.Default))
 )
 
-/** The broker's routes, without a server: tests serve it on an ephemeral port. */
-export const BrokerRoutesLive = HttpApiBuilder.api(BrokerApi).pipe(
-  Layer.provide([DocumentsHttpLive, ConversionsHttpLive, DocumentLoadingHttpLive, AdministrationHttpLive]),
-  Layer.provide(ServicesLive)
+/** The broker's routes and handlers; the services come from outside. */
+const BrokerRoutesLive = HttpApiBuilder.api(BrokerApi).pipe(
+  Layer.provide([DocumentsHttpLive, ConversionsHttpLive, DocumentLoadingHttpLive, AdministrationHttpLive])
 )
 
-export const BrokerApp = HttpApiBuilder.serve((app) => HttpMiddleware.logger(errorBodies(app))).pipe(
+/** The broker's HTTP application, without a server or services (tests serve it on an ephemeral port). */
+export const BrokerApp = HttpApiBuilder.serve((app) => HttpMiddleware.logger(errorBodies(brokerErrorShape)(app))).pipe(
   Layer.provide(HttpApiSwagger.layer({ path: "/swagger-ui/index.html" })),
   Layer.provide(HttpApiBuilder.middlewareOpenApi({ path: "/v3/api-docs" })),
   Layer.provide(BrokerRoutesLive)
@@ -65,7 +62,7 @@ export const BrokerLive = Layer.unwrapEffect(
     const host = yield* Config.string("BROKER_HOST").pipe(Config.withDefault("0.0.0.0"))
     // The port opens only once every service is built: a connection accepted earlier would wait, unanswered,
     // for the whole start-up (the same ServicesLive value, so it is built once).
-    const server = NodeHttpServer.layer(createServer, { port, host }).pipe(Layer.provide(ServicesLive))
-    return BrokerApp.pipe(HttpServer.withLogAddress, Layer.provide(server))
+    const server = NodeHttpServer.layer(createServer, { port, host }).pipe(Layer.provide(BrokerServicesLive))
+    return BrokerApp.pipe(HttpServer.withLogAddress, Layer.provide(server), Layer.provide(BrokerServicesLive))
   })
 )

@@ -11,7 +11,9 @@ import { randomBytes } from "node:crypto"
 import { mkdtempSync } from "node:fs"
 import { tmpdir } from "node:os"
 import * as path from "node:path"
-import { BrokerApp } from "./Broker.ts"
+import { BrokerApp, BrokerServicesLive } from "./Broker.ts"
+import { GatewayApp, GatewayServicesLive } from "./Gateway.ts"
+import { InfrastructureLive } from "./Infrastructure.ts"
 
 /** Where the broker under test answers, e.g. `http://127.0.0.1:41234`. */
 export class BrokerUrl extends Context.Tag("test/BrokerUrl")<BrokerUrl, string>() {}
@@ -40,9 +42,21 @@ export const isolatedDatabaseUrl = (url: string) =>
     ({ schema }) => withPg(url, (sql) => sql`DROP SCHEMA IF EXISTS ${sql(schema)} CASCADE`)
   )
 
-export const brokerTestLayer = (config: Readonly<Record<string, string>> = {}) =>
+/** Where the gateway under test answers. */
+export class GatewayUrl extends Context.Tag("test/GatewayUrl")<GatewayUrl, string>() {}
+
+/**
+ * A service's HTTP application with its services on an ephemeral loopback port, configured from a
+ * map, with `Url` answering its address.
+ */
+const serveForTest = <I, RApp, S, RServices>(
+  app: Layer.Layer<never, never, RApp>,
+  services: Layer.Layer<S, unknown, RServices>,
+  Url: Context.Tag<I, string>,
+  config: Readonly<Record<string, string>>
+) =>
   Layer.unwrapScoped(Effect.gen(function*() {
-    // A URL that already names its schema is kept: a test restarting a broker passes the same one twice.
+    // A URL that already names its schema is kept: a test restarting a service passes the same one twice.
     const database = config.DATABASE_URL === undefined || config.DATABASE_URL.includes("search_path")
       ? config.DATABASE_URL
       : (yield* isolatedDatabaseUrl(config.DATABASE_URL)).url
@@ -53,17 +67,17 @@ export const brokerTestLayer = (config: Readonly<Record<string, string>> = {}) =
       ...(database === undefined ? [] : [["DATABASE_URL", database] as const])
     ])
     const url = Layer.effect(
-      BrokerUrl,
-      HttpServer.HttpServer.pipe(
-        Effect.map((server) => {
-          const address = server.address as HttpServer.TcpAddress
-          return `http://127.0.0.1:${address.port}`
-        })
-      )
+      Url,
+      HttpServer.HttpServer.pipe(Effect.map((server) => `http://127.0.0.1:${(server.address as HttpServer.TcpAddress).port}`))
     )
-    return Layer.provideMerge(url, BrokerApp.pipe(Layer.provideMerge(NodeHttpServer.layerTest))).pipe(
+    return Layer.provideMerge(url, app.pipe(Layer.provide(services), Layer.provideMerge(NodeHttpServer.layerTest))).pipe(
+      Layer.provide(InfrastructureLive),
       Layer.provide(Layer.setConfigProvider(ConfigProvider.fromMap(settings))),
       // A real server on real time, even inside a test's environment: its timeouts, polls and leases must fire.
       Layer.provide(Layer.setClock(Clock.make()))
     )
   }))
+
+export const brokerTestLayer = (config: Readonly<Record<string, string>> = {}) => serveForTest(BrokerApp, BrokerServicesLive, BrokerUrl, config)
+
+export const gatewayTestLayer = (config: Readonly<Record<string, string>> = {}) => serveForTest(GatewayApp, GatewayServicesLive, GatewayUrl, config)

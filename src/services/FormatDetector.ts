@@ -175,6 +175,8 @@ interface ZipPackage {
 const readMember = async (zip: yauzl.ZipFile, entry: yauzl.Entry): Promise<string | undefined> => {
   if (!entry.canDecodeFileData()) return undefined
   const stream = await zip.openReadStreamPromise(entry)
+  // Reading stops early: the inflater may still write into yauzl's size check, whose error must not go uncaught.
+  stream.on("error", () => {})
   const chunks: Array<Buffer> = []
   let size = 0
   try {
@@ -183,6 +185,8 @@ const readMember = async (zip: yauzl.ZipFile, entry: yauzl.Entry): Promise<strin
       size += chunk.length
       if (size >= ZIP_INSPECT_MEMBER_BYTES) break
     }
+  } catch {
+    return undefined
   } finally {
     stream.destroy()
   }

@@ -137,6 +137,9 @@ export const expandZip = Effect.fn("Zip.expandZip")(function*(path: string) {
       if (total + entry.uncompressedSize > limits.maxTotalBytes) return yield* tooLarge
 
       const readable: Readable = yield* Effect.tryPromise({ try: () => zip.openReadStreamPromise(entry), catch: damaged })
+      // Errors reach the stream below while it is read; one that comes after (the inflater still
+      // writing into a size check we stopped reading) must not become an uncaught exception.
+      readable.on("error", () => {})
       let entryBytes = 0
       const bytes = Stream.fromAsyncIterable(readable as AsyncIterable<Uint8Array>, damaged).pipe(
         Stream.tap((chunk): Effect.Effect<void, ArchiveRejected> => {

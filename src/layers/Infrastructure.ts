@@ -1,0 +1,12 @@
+/**
+ * What every service of the stack stands on, built once per process and handed to each: the
+ * platform (file system, commands), storage settings and the SQL client (one PGlite per data
+ * directory, or a PostgreSQL pool). Each service is then launched on its own, so that HttpApi's
+ * router, a shared layer, is not shared between the services' APIs.
+ */
+import { NodeContext } from "@effect/platform-node"
+import { Layer } from "effect"
+import { StorageConfig } from "../services/StorageConfig.ts"
+import { SqlLive } from "./Sql.ts"
+
+export const InfrastructureLive = SqlLive.pipe(Layer.provideMerge(StorageConfig.Default), Layer.provideMerge(NodeContext.layer))

@@ -1,0 +1,23 @@
+/**
+ * Who is asking: the tenant and user resolved for each gateway request, and the user's details.
+ */
+import { Context, Schema } from "effect"
+
+export class Principal extends Schema.Class<Principal>("Principal")({
+  tenantId: Schema.String,
+  userId: Schema.String,
+  roles: Schema.Array(Schema.String),
+  isAdmin: Schema.Boolean
+}) {}
+
+/** The principal of the request being handled (provided by the authentication middleware). */
+export class CurrentPrincipal extends Context.Tag("gateway/CurrentPrincipal")<CurrentPrincipal, Principal>() {}
+
+export class UserDetails extends Schema.Class<UserDetails>("UserDetails")({
+  tenantId: Schema.String,
+  userId: Schema.String,
+  roles: Schema.Array(Schema.String),
+  admin: Schema.Boolean,
+  /** How the user was identified: trusted headers or a verified token. */
+  authentication: Schema.Literal("headers", "jwt")
+}) {}

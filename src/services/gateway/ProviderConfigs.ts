@@ -1,0 +1,177 @@
+/**
+ * A tenant's LLM provider configurations, in SQL. Every statement is scoped to the tenant; the API
+ * key is encrypted at rest (Secrets) and only its last four characters are ever shown.
+ */
+import { SqlClient, SqlSchema } from "@effect/sql"
+import { Effect, Option, Schema } from "effect"
+import { BadRequest, Conflict, LlmProviderNotFound } from "../../schemas/GatewayErrors.ts"
+import { ExtraParamDescriptor, ProviderCapabilities, type ProviderConfigInput, ProviderConfigView, ProviderType } from "../../schemas/LlmProviders.ts"
+import { Secrets } from "./Secrets.ts"
+
+const temperature = new ExtraParamDescriptor({ name: "temperature", type: "number", description: "Sampling temperature", required: false })
+const topP = new ExtraParamDescriptor({ name: "topP", type: "number", description: "Nucleus sampling probability mass", required: false })
+const maxTokens = new ExtraParamDescriptor({ name: "maxTokens", type: "integer", description: "Most tokens in one answer", required: false })
+
+/** The provider types and what each takes beyond model, key and base URL. */
+export const PROVIDER_TYPES: Readonly<Record<ProviderType, ReadonlyArray<ExtraParamDescriptor>>> = {
+  openai: [temperature, topP, maxTokens, new ExtraParamDescriptor({ name: "organization", type: "string", description: "OpenAI organization ID", required: false })],
+  // Anthropic's Messages API requires max_tokens on every request.
+  anthropic: [temperature, topP, new ExtraParamDescriptor({ name: "maxTokens", type: "integer", description: "Most tokens in one answer", required: true, defaultValue: 4096 })],
+  // Google's OpenAI-compatible endpoint (generativelanguage.googleapis.com/v1beta/openai) unless baseUrl says otherwise.
+  gemini: [temperature, topP, maxTokens],
+  // Ollama, vLLM, Mistral, LM Studio, Azure OpenAI: baseUrl is required; Azure takes its api-version as a query parameter.
+  "openai-compatible": [temperature, topP, maxTokens, new ExtraParamDescriptor({ name: "apiVersion", type: "string", description: "Azure OpenAI api-version query parameter", required: false })]
+}
+
+const JsonRecord = Schema.Union(Schema.Record({ key: Schema.String, value: Schema.Unknown }), Schema.parseJson(Schema.Record({ key: Schema.String, value: Schema.Unknown })))
+
+class ProviderRow extends Schema.Class<ProviderRow>("ProviderRow")({
+  id: Schema.String,
+  type: ProviderType,
+  name: Schema.NullOr(Schema.String),
+  model: Schema.String,
+  apiKeyEncrypted: Schema.NullOr(Schema.String),
+  apiKeyLast4: Schema.NullOr(Schema.String),
+  baseUrl: Schema.NullOr(Schema.String),
+  headers: JsonRecord,
+  extraParams: JsonRecord,
+  capabilities: JsonRecord,
+  fallbackProviderId: Schema.NullOr(Schema.String),
+  isDefault: Schema.Boolean,
+  createdAt: Schema.String,
+  updatedAt: Schema.String
+}) {}
+
+const masked = (last4: string | null) => (last4 === null ? null : `****${last4}`)
+
+const view = (row: ProviderRow) =>
+  new ProviderConfigView({
+    id: row.id,
+    type: row.type,
+    name: row.name,
+    model: row.model,
+    apiKey: masked(row.apiKeyLast4),
+    baseUrl: row.baseUrl,
+    headers: row.headers as Record<string, string>,
+    extraParams: row.extraParams as Record<string, string | number | boolean>,
+    capabilities: ProviderCapabilities.make(row.capabilities as { vision?: boolean; tools?: boolean }),
+    fallbackProviderId: row.fallbackProviderId,
+    isDefault: row.isDefault,
+    createdAt: row.createdAt,
+    updatedAt: row.updatedAt
+  })
+
+export class ProviderConfigs extends Effect.Service<ProviderConfigs>()("gateway/ProviderConfigs", {
+  effect: Effect.gen(function*() {
+    const sql = yield* SqlClient.SqlClient
+    const secrets = yield* Secrets
+    const iso = (column: string) => sql.literal(`to_char(${column} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`)
+    const columns = sql`id, type, name, model, api_key_encrypted, api_key_last4, base_url, headers, extra_params, capabilities,
+      fallback_provider_id, is_default, ${iso("created_at")} AS created_at, ${iso("updated_at")} AS updated_at`
+
+    const findRow = SqlSchema.findOne({
+      Request: Schema.Struct({ tenantId: Schema.String, id: Schema.String }),
+      Result: ProviderRow,
+      execute: ({ id, tenantId }) => sql`SELECT ${columns} FROM llm_providers WHERE tenant_id = ${tenantId} AND id = ${id}`
+    })
+    const listRows = SqlSchema.findAll({
+      Request: Schema.String,
+      Result: ProviderRow,
+      execute: (tenantId) => sql`SELECT ${columns} FROM llm_providers WHERE tenant_id = ${tenantId} ORDER BY id`
+    })
+
+    const existing = (tenantId: string, id: string) =>
+      findRow({ tenantId, id }).pipe(
+        Effect.orDie,
+        Effect.flatMap(Option.match({
+          onNone: () => Effect.fail(new LlmProviderNotFound({ message: `No LLM provider configuration '${id}'` })),
+          onSome: Effect.succeed
+        }))
+      )
+
+    const checkFallback = (tenantId: string, input: ProviderConfigInput) =>
+      input.fallbackProviderId === undefined
+        ? Effect.void
+        : input.fallbackProviderId === input.id
+        ? Effect.fail(new BadRequest({ message: "fallbackProviderId must name another configuration" }))
+        : existing(tenantId, input.fallbackProviderId).pipe(
+          Effect.mapError(() => new BadRequest({ message: `fallbackProviderId '${input.fallbackProviderId}' is not a configuration of this tenant` })),
+          Effect.asVoid
+        )
+
+    const checkBaseUrl = (input: ProviderConfigInput) =>
+      input.type === "openai-compatible" && !input.baseUrl
+        ? Effect.fail(new BadRequest({ message: "An openai-compatible configuration needs baseUrl (e.g. http://localhost:11434/v1 for Ollama)" }))
+        : Effect.void
+
+    const fields = (input: ProviderConfigInput) => ({
+      type: input.type,
+      name: input.name ?? null,
+      model: input.model,
+      baseUrl: input.baseUrl ?? null,
+      headers: JSON.stringify(input.headers ?? {}),
+      extraParams: JSON.stringify(input.extraParams ?? {}),
+      capabilities: JSON.stringify(input.capabilities ?? {}),
+      fallbackProviderId: input.fallbackProviderId ?? null,
+      isDefault: input.isDefault ?? false
+    })
+    const keyFields = (apiKey: string) => ({ apiKeyEncrypted: secrets.encrypt(apiKey), apiKeyLast4: apiKey.length >= 8 ? apiKey.slice(-4) : "" })
+
+    /** At most one default per tenant: making one the default unmakes the others. */
+    const soleDefault = (tenantId: string, input: ProviderConfigInput) =>
+      input.isDefault ? sql`UPDATE llm_providers SET is_default = false WHERE tenant_id = ${tenantId} AND id <> ${input.id}`.pipe(Effect.asVoid) : Effect.void
+
+    return {
+      types: Object.keys(PROVIDER_TYPES) as ReadonlyArray<ProviderType>,
+
+      extraParams: (type: string) =>
+        type in PROVIDER_TYPES
+          ? Effect.succeed(PROVIDER_TYPES[type as ProviderType])
+          : Effect.fail(new LlmProviderNotFound({ message: `No provider type '${type}': the types are ${Object.keys(PROVIDER_TYPES).join(", ")}` })),
+
+      list: (tenantId: string) => listRows(tenantId).pipe(Effect.orDie, Effect.map((rows) => rows.map(view))),
+
+      get: (tenantId: string, id: string) => existing(tenantId, id).pipe(Effect.map(view)),
+
+      create: (tenantId: string, input: ProviderConfigInput) =>
+        Effect.gen(function*() {
+          yield* checkBaseUrl(input)
+          if (Option.isSome(yield* findRow({ tenantId, id: input.id }).pipe(Effect.orDie))) {
+            return yield* new Conflict({ message: `An LLM provider configuration '${input.id}' already exists` })
+          }
+          yield* checkFallback(tenantId, input)
+          yield* sql.withTransaction(
+            soleDefault(tenantId, input).pipe(
+              Effect.zipRight(sql`INSERT INTO llm_providers ${
+                sql.insert({ tenantId, id: input.id, ...fields(input), ...(input.apiKey ? keyFields(input.apiKey) : {}) })
+              }`)
+            )
+          ).pipe(Effect.orDie)
+          return yield* existing(tenantId, input.id).pipe(Effect.map(view))
+        }),
+
+      update: (tenantId: string, id: string, input: ProviderConfigInput) =>
+        Effect.gen(function*() {
+          if (input.id !== id) return yield* new BadRequest({ message: `The body's id '${input.id}' differs from the path's '${id}'` })
+          yield* existing(tenantId, id)
+          yield* checkBaseUrl(input)
+          yield* checkFallback(tenantId, input)
+          const values = { ...fields(input), ...(input.apiKey !== undefined ? keyFields(input.apiKey) : {}) }
+          yield* sql.withTransaction(
+            soleDefault(tenantId, input).pipe(
+              Effect.zipRight(sql`UPDATE llm_providers SET ${sql.update(values)}, updated_at = now() WHERE tenant_id = ${tenantId} AND id = ${id}`)
+            )
+          ).pipe(Effect.orDie)
+          return yield* existing(tenantId, id).pipe(Effect.map(view))
+        }),
+
+      remove: (tenantId: string, id: string) =>
+        sql<{ id: string }>`DELETE FROM llm_providers WHERE tenant_id = ${tenantId} AND id = ${id} RETURNING id`.pipe(
+          Effect.orDie,
+          Effect.flatMap((deleted) =>
+            deleted.length > 0 ? Effect.void : Effect.fail(new LlmProviderNotFound({ message: `No LLM provider configuration '${id}'` }))
+          )
+        )
+    }
+  })
+}) {}
