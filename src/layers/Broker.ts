@@ -2,10 +2,8 @@
  * The broker: its HttpApi with handlers, OpenAPI at /v3/api-docs, the explorer at
  * /swagger-ui/index.html, and every service it needs, each built once and shared.
  */
-import { HttpApiBuilder, HttpApiSwagger, HttpMiddleware, HttpServer } from "@effect/platform"
-import { NodeHttpServer } from "@effect/platform-node"
-import { Config, Effect, Layer } from "effect"
-import { createServer } from "node:http"
+import { HttpApiBuilder, HttpApiSwagger, HttpMiddleware } from "@effect/platform"
+import { Effect, Layer } from "effect"
 import { AdministrationHttpLive } from "../http/broker/AdministrationHttp.ts"
 import { brokerErrorShape, errorBodies } from "../http/ErrorBodies.ts"
 import { BrokerApi } from "../http/broker/Api.ts"
@@ -26,6 +24,7 @@ import { Orders } from "../services/Orders.ts"
 import { PdfEngine } from "../services/PdfEngine.ts"
 import { Renditions } from "../services/Renditions.ts"
 import { UrlFetcher } from "../services/UrlFetcher.ts"
+import { listen } from "./Listen.ts"
 
 /** The order workers and what each kind of order does. */
 const OrderWorkersLive = Layer.unwrapEffect(
@@ -52,17 +51,4 @@ export const BrokerApp = HttpApiBuilder.serve((app) => HttpMiddleware.logger(err
   Layer.provide(BrokerRoutesLive)
 )
 
-export const BrokerLive = Layer.unwrapEffect(
-  Effect.gen(function*() {
-    // 0 is allowed: the system picks a free port (logged at start).
-    const port = yield* Config.integer("BROKER_PORT").pipe(
-      Config.validate({ message: "BROKER_PORT must be a port number from 0 to 65535", validation: (p) => p >= 0 && p <= 65535 }),
-      Config.withDefault(8761)
-    )
-    const host = yield* Config.string("BROKER_HOST").pipe(Config.withDefault("0.0.0.0"))
-    // The port opens only once every service is built: a connection accepted earlier would wait, unanswered,
-    // for the whole start-up (the same ServicesLive value, so it is built once).
-    const server = NodeHttpServer.layer(createServer, { port, host }).pipe(Layer.provide(BrokerServicesLive))
-    return BrokerApp.pipe(HttpServer.withLogAddress, Layer.provide(server), Layer.provide(BrokerServicesLive))
-  })
-)
+export const BrokerLive = listen("BROKER", 8761, BrokerApp, BrokerServicesLive)

@@ -2,10 +2,8 @@
  * The AI gateway: its HttpApi with handlers under /api/v1, the actuator, OpenAPI at /v3/api-docs
  * and the explorer at /swagger-ui/index.html, on the process's infrastructure (shared with the broker).
  */
-import { HttpApiBuilder, HttpApiSwagger, HttpMiddleware, HttpServer } from "@effect/platform"
-import { NodeHttpServer } from "@effect/platform-node"
-import { Config, Effect, Layer } from "effect"
-import { createServer } from "node:http"
+import { HttpApiBuilder, HttpApiSwagger, HttpMiddleware } from "@effect/platform"
+import { Layer } from "effect"
 import { errorBodies } from "../http/ErrorBodies.ts"
 import { ActuatorHttpLive } from "../http/gateway/ActuatorHttp.ts"
 import { AdminLlmHttpLive } from "../http/gateway/AdminLlmHttp.ts"
@@ -16,6 +14,7 @@ import { Actuator, LevelFilterLive, LogLevels } from "../services/gateway/Actuat
 import { ProviderConfigs } from "../services/gateway/ProviderConfigs.ts"
 import { Secrets } from "../services/gateway/Secrets.ts"
 import { Tenancy } from "../services/gateway/Tenancy.ts"
+import { listen } from "./Listen.ts"
 
 /** Every service of the gateway, on the process's infrastructure (InfrastructureLive). */
 export const GatewayServicesLive = Layer.mergeAll(ProviderConfigs.Default, Actuator.Default, UserAuthenticationLive, AdminAuthenticationLive).pipe(
@@ -32,14 +31,4 @@ export const GatewayApp = HttpApiBuilder.serve((app) => HttpMiddleware.logger(er
   Layer.provide(LevelFilterLive)
 )
 
-export const GatewayLive = Layer.unwrapEffect(
-  Effect.gen(function*() {
-    const port = yield* Config.integer("GATEWAY_PORT").pipe(
-      Config.validate({ message: "GATEWAY_PORT must be a port number from 0 to 65535", validation: (p) => p >= 0 && p <= 65535 }),
-      Config.withDefault(8090)
-    )
-    const host = yield* Config.string("GATEWAY_HOST").pipe(Config.withDefault("0.0.0.0"))
-    const server = NodeHttpServer.layer(createServer, { port, host }).pipe(Layer.provide(GatewayServicesLive))
-    return GatewayApp.pipe(HttpServer.withLogAddress, Layer.provide(server), Layer.provide(GatewayServicesLive))
-  })
-)
+export const GatewayLive = listen("GATEWAY", 8090, GatewayApp, GatewayServicesLive)
