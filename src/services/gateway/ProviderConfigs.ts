@@ -165,6 +165,31 @@ export class ProviderConfigs extends Effect.Service<ProviderConfigs>()("gateway/
           return yield* existing(tenantId, id).pipe(Effect.map(view))
         }),
 
+      /**
+       * The configuration a request will use, with its key decrypted: the one named, else the
+       * tenant's default, else its only one. None at all is LLM_PROVIDER_NOT_FOUND.
+       */
+      forUse: (tenantId: string, id: string | undefined) =>
+        Effect.gen(function*() {
+          let row: ProviderRow
+          if (id !== undefined) {
+            row = yield* existing(tenantId, id)
+          } else {
+            const rows = yield* listRows(tenantId).pipe(Effect.orDie)
+            const chosen = rows.find((r) => r.isDefault) ?? (rows.length === 1 ? rows[0] : undefined)
+            if (!chosen) {
+              return yield* new LlmProviderNotFound({
+                message: rows.length === 0
+                  ? "No LLM provider is configured for this tenant: create one under /api/v1/admin/llm/provider-conf"
+                  : "Several LLM providers are configured and none is the default: name one with the provider parameter, or mark one isDefault"
+              })
+            }
+            row = chosen
+          }
+          const apiKey = row.apiKeyEncrypted === null ? null : yield* secrets.decrypt(row.apiKeyEncrypted).pipe(Effect.orDie)
+          return { config: view(row), apiKey }
+        }),
+
       remove: (tenantId: string, id: string) =>
         sql<{ id: string }>`DELETE FROM llm_providers WHERE tenant_id = ${tenantId} AND id = ${id} RETURNING id`.pipe(
           Effect.orDie,

@@ -1,0 +1,410 @@
+/**
+ * A `LanguageModel` that speaks OpenAI's Chat Completions API (`POST {baseUrl}/chat/completions`),
+ * the dialect of Ollama, vLLM, LM Studio, Mistral, Azure OpenAI and Gemini's OpenAI-compatible
+ * endpoint. `@effect/ai-openai` 0.41 only speaks the Responses API, hence this provider.
+ *
+ * Errors are `AiError`s as `@effect/ai` defines them:
+ * - a non-2xx answer is an `HttpResponseError` with `reason: "StatusCode"`, `response.status`,
+ *   `response.headers` (credentials redacted; `retry-after` kept), `body` (the raw body text) and
+ *   `description` (the server's own message: `error.message` of an OpenAI-style body, else the
+ *   body text, else `HTTP <status>`);
+ * - a connection failure is an `HttpRequestError` (`reason: "Transport"`);
+ * - a body that breaks off is an `HttpResponseError` with `reason: "Decode"`;
+ * - a body that is not a Chat Completions answer is a `MalformedOutput`;
+ * - an `{"error": ...}` event inside a stream is an `UnknownError` whose `description` is its message;
+ * - a prompt part this dialect cannot carry (a non-image file) is a `MalformedInput`.
+ *
+ * Not yet supported: tool definitions and tool calls (`ProviderOptions.tools` / `toolChoice` are
+ * ignored, assistant tool-call parts and tool messages are not sent), and structured output
+ * (`responseFormat` "json" is not turned into `response_format`).
+ */
+import * as AiError from "@effect/ai/AiError"
+import * as IdGenerator from "@effect/ai/IdGenerator"
+import * as LanguageModel from "@effect/ai/LanguageModel"
+import type * as Prompt from "@effect/ai/Prompt"
+import type * as Response from "@effect/ai/Response"
+import * as Headers from "@effect/platform/Headers"
+import * as HttpClient from "@effect/platform/HttpClient"
+import type * as HttpClientError from "@effect/platform/HttpClientError"
+import * as HttpClientRequest from "@effect/platform/HttpClientRequest"
+import type * as HttpClientResponse from "@effect/platform/HttpClientResponse"
+import { Effect, Encoding, Layer, Option, Schema, Stream } from "effect"
+import { createParser } from "eventsource-parser"
+
+export interface Options {
+  /** Up to, not including, `/chat/completions`, e.g. `http://localhost:11434/v1`. */
+  readonly baseUrl: string
+  /** Sent as `Authorization: Bearer`; for Azure key auth pass `headers: { "api-key": ... }` instead. */
+  readonly apiKey?: string
+  readonly model: string
+  readonly headers?: Record<string, string>
+  /** Query parameters on every request, e.g. Azure's `{ "api-version": "2024-10-21" }`. */
+  readonly query?: Record<string, string>
+  readonly temperature?: number
+  readonly topP?: number
+  readonly maxTokens?: number
+}
+
+const MODULE = "ChatCompletions"
+
+// =============================================================================
+// Wire shapes (lenient: servers differ in which fields they send and which they null)
+// =============================================================================
+
+const Usage = Schema.Struct({
+  prompt_tokens: Schema.optional(Schema.NullOr(Schema.Number)),
+  completion_tokens: Schema.optional(Schema.NullOr(Schema.Number)),
+  total_tokens: Schema.optional(Schema.NullOr(Schema.Number)),
+  prompt_tokens_details: Schema.optional(Schema.NullOr(Schema.Struct({ cached_tokens: Schema.optional(Schema.NullOr(Schema.Number)) }))),
+  completion_tokens_details: Schema.optional(Schema.NullOr(Schema.Struct({ reasoning_tokens: Schema.optional(Schema.NullOr(Schema.Number)) })))
+})
+type Usage = typeof Usage.Type
+
+const Common = {
+  id: Schema.optional(Schema.NullOr(Schema.String)),
+  model: Schema.optional(Schema.NullOr(Schema.String)),
+  created: Schema.optional(Schema.NullOr(Schema.Number)),
+  usage: Schema.optional(Schema.NullOr(Usage))
+}
+
+/** Reasoning text as vLLM/DeepSeek (`reasoning_content`) and Ollama/OpenRouter (`reasoning`) send it. */
+const Reasoning = {
+  reasoning_content: Schema.optional(Schema.NullOr(Schema.String)),
+  reasoning: Schema.optional(Schema.NullOr(Schema.String))
+}
+
+const ChatCompletion = Schema.Struct({
+  ...Common,
+  choices: Schema.Array(Schema.Struct({
+    message: Schema.Struct({ content: Schema.optional(Schema.NullOr(Schema.String)), ...Reasoning }),
+    finish_reason: Schema.optional(Schema.NullOr(Schema.String))
+  }))
+})
+
+const ChatCompletionChunk = Schema.Struct({
+  ...Common,
+  choices: Schema.optional(Schema.NullOr(Schema.Array(Schema.Struct({
+    delta: Schema.optional(Schema.NullOr(Schema.Struct({ content: Schema.optional(Schema.NullOr(Schema.String)), ...Reasoning }))),
+    finish_reason: Schema.optional(Schema.NullOr(Schema.String))
+  })))),
+  error: Schema.optional(Schema.Unknown)
+})
+
+const ErrorBody = Schema.Struct({
+  error: Schema.Union(Schema.String, Schema.Struct({ message: Schema.String }))
+})
+
+type Message =
+  | { readonly role: "system" | "assistant"; readonly content: string }
+  | { readonly role: "user"; readonly content: string | ReadonlyArray<UserContent> }
+type UserContent =
+  | { readonly type: "text"; readonly text: string }
+  | { readonly type: "image_url"; readonly image_url: { readonly url: string } }
+
+// =============================================================================
+// Prompt → request
+// =============================================================================
+
+const imageUrl = (part: Prompt.FilePart): string => {
+  const mediaType = part.mediaType === "image/*" ? "image/jpeg" : part.mediaType
+  if (part.data instanceof URL) return part.data.toString()
+  if (part.data instanceof Uint8Array) return `data:${mediaType};base64,${Encoding.encodeBase64(part.data)}`
+  // A string is either already a URL (http(s) or data) or base64 content.
+  return /^(https?:|data:)/i.test(part.data) ? part.data : `data:${mediaType};base64,${part.data}`
+}
+
+const prepareMessages = (prompt: Prompt.Prompt): Effect.Effect<Array<Message>, AiError.MalformedInput> =>
+  Effect.gen(function*() {
+    const messages: Array<Message> = []
+    for (const message of prompt.content) {
+      switch (message.role) {
+        case "system":
+          messages.push({ role: "system", content: message.content })
+          break
+        case "user": {
+          const content: Array<UserContent> = []
+          for (const part of message.content) {
+            if (part.type === "text") {
+              content.push({ type: "text", text: part.text })
+            } else if (part.mediaType.startsWith("image/")) {
+              content.push({ type: "image_url", image_url: { url: imageUrl(part) } })
+            } else {
+              return yield* new AiError.MalformedInput({
+                module: MODULE,
+                method: "prepareMessages",
+                description: `Chat Completions carries only text and images, not '${part.mediaType}'`
+              })
+            }
+          }
+          // A single text part goes as a plain string, which every compatible server accepts.
+          const only = content.length === 1 ? content[0] : undefined
+          messages.push({ role: "user", content: only?.type === "text" ? only.text : content })
+          break
+        }
+        case "assistant": {
+          // Text only: reasoning is not sent back, tool calls are not supported yet.
+          const text = message.content.flatMap((part) => (part.type === "text" ? [part.text] : [])).join("")
+          if (text.length > 0) messages.push({ role: "assistant", content: text })
+          break
+        }
+        case "tool":
+          // Tool results need tool calls, which this provider does not send yet.
+          break
+      }
+    }
+    return messages
+  })
+
+// =============================================================================
+// Response → parts
+// =============================================================================
+
+const finishReason = (reason: string | null | undefined): Response.FinishReason => {
+  switch (reason) {
+    case "stop":
+    case "eos":
+      return "stop"
+    case "length":
+      return "length"
+    case "content_filter":
+      return "content-filter"
+    case "tool_calls":
+    case "function_call":
+      return "tool-calls"
+    case null:
+    case undefined:
+      return "unknown"
+    default:
+      return "other"
+  }
+}
+
+const usageOf = (usage: Usage | null | undefined): typeof Response.Usage.Encoded => {
+  const inputTokens = usage?.prompt_tokens ?? undefined
+  const outputTokens = usage?.completion_tokens ?? undefined
+  const reasoningTokens = usage?.completion_tokens_details?.reasoning_tokens ?? undefined
+  const cachedInputTokens = usage?.prompt_tokens_details?.cached_tokens ?? undefined
+  return {
+    inputTokens,
+    outputTokens,
+    totalTokens: usage?.total_tokens ?? (inputTokens === undefined && outputTokens === undefined ? undefined : (inputTokens ?? 0) + (outputTokens ?? 0)),
+    ...(reasoningTokens === undefined ? {} : { reasoningTokens }),
+    ...(cachedInputTokens === undefined ? {} : { cachedInputTokens })
+  }
+}
+
+const metadataPart = (answer: { readonly id?: string | null | undefined; readonly model?: string | null | undefined; readonly created?: number | null | undefined }): Response.ResponseMetadataPartEncoded => ({
+  type: "response-metadata",
+  ...(answer.id ? { id: answer.id } : {}),
+  ...(answer.model ? { modelId: answer.model } : {}),
+  ...(typeof answer.created === "number" ? { timestamp: new Date(answer.created * 1000).toISOString() } : {})
+})
+
+// =============================================================================
+// Errors
+// =============================================================================
+
+const SENSITIVE = ["authorization", "api-key", "x-api-key", "cookie", "set-cookie", "proxy-authorization"]
+
+const plainHeaders = (headers: Headers.Headers): Record<string, string> => {
+  const out: Record<string, string> = {}
+  for (const [name, value] of Object.entries(Headers.redact(headers, SENSITIVE))) out[name] = String(value)
+  return out
+}
+
+const requestDetails = (request: HttpClientRequest.HttpClientRequest) => ({
+  method: request.method,
+  url: request.url,
+  urlParams: request.urlParams,
+  hash: request.hash,
+  headers: plainHeaders(request.headers)
+})
+
+/** The server's own words from an error body: OpenAI's `{error: {message}}`, `{error: "..."}`, or the text. */
+const serverMessage = (body: string): string | undefined => {
+  const decoded = Schema.decodeUnknownOption(Schema.parseJson(ErrorBody))(body)
+  if (Option.isSome(decoded)) return typeof decoded.value.error === "string" ? decoded.value.error : decoded.value.error.message
+  const trimmed = body.trim()
+  return trimmed.length > 0 ? trimmed.slice(0, 2000) : undefined
+}
+
+const responseError = (
+  response: HttpClientResponse.HttpClientResponse,
+  method: string,
+  reason: "StatusCode" | "Decode" | "EmptyBody",
+  description: string,
+  body?: string
+) =>
+  new AiError.HttpResponseError({
+    module: MODULE,
+    method,
+    reason,
+    request: requestDetails(response.request),
+    response: { status: response.status, headers: plainHeaders(response.headers) },
+    description,
+    ...(body === undefined ? {} : { body })
+  }, { disableValidation: true })
+
+const failOnStatus = (method: string) => (response: HttpClientResponse.HttpClientResponse) =>
+  response.status >= 200 && response.status < 300
+    ? Effect.succeed(response)
+    : response.text.pipe(
+      Effect.orElseSucceed(() => ""),
+      Effect.flatMap((body) => Effect.fail(responseError(response, method, "StatusCode", serverMessage(body) ?? `HTTP ${response.status}`, body)))
+    )
+
+const httpError = (method: string) => (error: HttpClientError.HttpClientError): AiError.AiError =>
+  error._tag === "RequestError"
+    ? AiError.HttpRequestError.fromRequestError({ module: MODULE, method, error })
+    : responseError(error.response, method, error.reason, error.description ?? String(error.cause ?? error.reason))
+
+const malformed = (method: string, description: string) => (error: unknown) =>
+  new AiError.MalformedOutput({ module: MODULE, method, description, cause: error })
+
+// =============================================================================
+// Server-sent events
+// =============================================================================
+
+/** The `data` of each event, as soon as its bytes arrive. */
+const sseData = <E, R>(body: Stream.Stream<Uint8Array, E, R>): Stream.Stream<string, E, R> =>
+  Stream.suspend(() => {
+    let pending: Array<string> = []
+    const parser = createParser({ onEvent: (event) => pending.push(event.data) })
+    return body.pipe(
+      Stream.decodeText(),
+      Stream.mapConcat((text) => {
+        parser.feed(text)
+        const events = pending
+        pending = []
+        return events
+      })
+    )
+  })
+
+// =============================================================================
+// The model
+// =============================================================================
+
+export const make = (options: Options): Effect.Effect<LanguageModel.Service, never, HttpClient.HttpClient> =>
+  Effect.gen(function*() {
+    const client = yield* HttpClient.HttpClient
+    const url = `${options.baseUrl.replace(/\/+$/, "")}/chat/completions`
+
+    const request = (body: Record<string, unknown>) =>
+      HttpClientRequest.post(url).pipe(
+        HttpClientRequest.setHeaders(options.headers ?? {}),
+        options.apiKey === undefined ? (r) => r : HttpClientRequest.bearerToken(options.apiKey),
+        HttpClientRequest.setUrlParams(options.query ?? {}),
+        HttpClientRequest.acceptJson,
+        HttpClientRequest.bodyUnsafeJson(body)
+      )
+
+    const requestBody = (providerOptions: LanguageModel.ProviderOptions, stream: boolean) =>
+      Effect.map(prepareMessages(providerOptions.prompt), (messages) => ({
+        model: options.model,
+        messages,
+        ...(options.temperature === undefined ? {} : { temperature: options.temperature }),
+        ...(options.topP === undefined ? {} : { top_p: options.topP }),
+        ...(options.maxTokens === undefined ? {} : { max_tokens: options.maxTokens }),
+        ...(stream ? { stream: true, stream_options: { include_usage: true } } : {})
+      }))
+
+    const generateText = Effect.fn("ChatCompletions.generateText")(
+      function*(providerOptions: LanguageModel.ProviderOptions) {
+        const body = yield* requestBody(providerOptions, false)
+        const response = yield* client.execute(request(body)).pipe(
+          Effect.mapError(httpError("generateText")),
+          Effect.flatMap(failOnStatus("generateText"))
+        )
+        const json = yield* response.json.pipe(Effect.mapError(httpError("generateText")))
+        const answer = yield* Schema.decodeUnknown(ChatCompletion)(json).pipe(
+          Effect.mapError(malformed("generateText", "Not a Chat Completions answer"))
+        )
+        const choice = answer.choices[0]
+        const parts: Array<Response.PartEncoded> = [metadataPart(answer)]
+        const reasoning = choice?.message.reasoning_content ?? choice?.message.reasoning
+        if (reasoning) parts.push({ type: "reasoning", text: reasoning })
+        const text = choice?.message.content
+        if (text) parts.push({ type: "text", text })
+        parts.push({ type: "finish", reason: finishReason(choice?.finish_reason), usage: usageOf(answer.usage) })
+        return parts
+      }
+    )
+
+    const streamText = (providerOptions: LanguageModel.ProviderOptions): Stream.Stream<Response.StreamPartEncoded, AiError.AiError, IdGenerator.IdGenerator> =>
+      Stream.unwrapScoped(Effect.gen(function*() {
+        const idGenerator = yield* IdGenerator.IdGenerator
+        const body = yield* requestBody(providerOptions, true)
+        // `withScope` ties the request's abort to this stream's scope: when the stream ends, fails
+        // or is interrupted (the consumer went away), the HTTP request is aborted.
+        const response = yield* HttpClient.withScope(client).execute(request(body)).pipe(
+          Effect.mapError(httpError("streamText")),
+          Effect.flatMap(failOnStatus("streamText"))
+        )
+        const textId = yield* idGenerator.generateId()
+        const reasoningId = yield* idGenerator.generateId()
+        let metadataSent = false
+        let textOpen = false
+        let reasoningOpen = false
+        let reason: string | null | undefined
+        let usage: Usage | null | undefined
+
+        const toParts = (data: string) =>
+          Effect.gen(function*() {
+            const json = yield* Effect.try({ try: () => JSON.parse(data) as unknown, catch: malformed("streamText", "An event is not JSON") })
+            const chunk = yield* Schema.decodeUnknown(ChatCompletionChunk)(json).pipe(
+              Effect.mapError(malformed("streamText", "An event is not a Chat Completions chunk"))
+            )
+            if (chunk.error !== undefined && chunk.error !== null) {
+              const message = Schema.decodeUnknownOption(ErrorBody)(chunk).pipe(
+                Option.map((body) => (typeof body.error === "string" ? body.error : body.error.message)),
+                Option.getOrElse(() => JSON.stringify(chunk.error))
+              )
+              return yield* new AiError.UnknownError({ module: MODULE, method: "streamText", description: message })
+            }
+            const parts: Array<Response.StreamPartEncoded> = []
+            if (!metadataSent) {
+              metadataSent = true
+              parts.push(metadataPart(chunk))
+            }
+            if (chunk.usage) usage = chunk.usage
+            const choice = chunk.choices?.[0]
+            if (choice?.finish_reason) reason = choice.finish_reason
+            const reasoningDelta = choice?.delta?.reasoning_content ?? choice?.delta?.reasoning
+            if (reasoningDelta) {
+              if (!reasoningOpen) parts.push({ type: "reasoning-start", id: reasoningId })
+              reasoningOpen = true
+              parts.push({ type: "reasoning-delta", id: reasoningId, delta: reasoningDelta })
+            }
+            const textDelta = choice?.delta?.content
+            if (textDelta) {
+              if (reasoningOpen) parts.push({ type: "reasoning-end", id: reasoningId })
+              reasoningOpen = false
+              if (!textOpen) parts.push({ type: "text-start", id: textId })
+              textOpen = true
+              parts.push({ type: "text-delta", id: textId, delta: textDelta })
+            }
+            return parts
+          })
+
+        const closing = Stream.suspend(() => {
+          const parts: Array<Response.StreamPartEncoded> = []
+          if (reasoningOpen) parts.push({ type: "reasoning-end", id: reasoningId })
+          if (textOpen) parts.push({ type: "text-end", id: textId })
+          parts.push({ type: "finish", reason: finishReason(reason), usage: usageOf(usage) })
+          return Stream.fromIterable(parts)
+        })
+
+        return sseData(response.stream).pipe(
+          Stream.mapError(httpError("streamText")),
+          Stream.takeWhile((data) => data.trim() !== "[DONE]"),
+          Stream.mapConcatEffect(toParts),
+          Stream.concat(closing)
+        )
+      }))
+
+    return yield* LanguageModel.make({ generateText, streamText })
+  })
+
+export const layer = (options: Options): Layer.Layer<LanguageModel.LanguageModel, never, HttpClient.HttpClient> =>
+  Layer.effect(LanguageModel.LanguageModel, make(options))
