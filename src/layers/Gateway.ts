@@ -9,19 +9,22 @@ import { ActuatorHttpLive } from "../http/gateway/ActuatorHttp.ts"
 import { AdminLlmHttpLive } from "../http/gateway/AdminLlmHttp.ts"
 import { GatewayApi, gatewayErrorShape } from "../http/gateway/Api.ts"
 import { AdminAuthenticationLive, UserAuthenticationLive } from "../http/gateway/Authentication.ts"
+import { AdminPromptsHttpLive, AdminTemplatingHttpLive, PromptsHttpLive } from "../http/gateway/PromptsHttp.ts"
 import { UsersHttpLive } from "../http/gateway/UsersHttp.ts"
 import { Actuator, LevelFilterLive, LogLevels } from "../services/gateway/Actuator.ts"
+import { Prompts } from "../services/gateway/Prompts.ts"
 import { ProviderConfigs } from "../services/gateway/ProviderConfigs.ts"
 import { Secrets } from "../services/gateway/Secrets.ts"
+import { Templates } from "../services/gateway/Templates.ts"
 import { Tenancy } from "../services/gateway/Tenancy.ts"
 import { listen } from "./Listen.ts"
 
 /** Every service of the gateway, on the process's infrastructure (InfrastructureLive). */
-export const GatewayServicesLive = Layer.mergeAll(ProviderConfigs.Default, Actuator.Default, UserAuthenticationLive, AdminAuthenticationLive).pipe(
-  Layer.provideMerge(Layer.mergeAll(Tenancy.Default, Secrets.Default, LogLevels.Default))
+export const GatewayServicesLive = Layer.mergeAll(ProviderConfigs.Default, Prompts.DefaultWithoutDependencies, Actuator.Default, UserAuthenticationLive, AdminAuthenticationLive).pipe(
+  Layer.provideMerge(Layer.mergeAll(Tenancy.Default, Secrets.Default, LogLevels.Default, Templates.Default))
 )
 
-const GatewayRoutesLive = HttpApiBuilder.api(GatewayApi).pipe(Layer.provide([ActuatorHttpLive, UsersHttpLive, AdminLlmHttpLive]))
+const GatewayRoutesLive = HttpApiBuilder.api(GatewayApi).pipe(Layer.provide([ActuatorHttpLive, UsersHttpLive, AdminLlmHttpLive, AdminPromptsHttpLive, AdminTemplatingHttpLive, PromptsHttpLive]))
 
 /** The gateway's HTTP application, without server or services (tests serve it on an ephemeral port). */
 export const GatewayApp = HttpApiBuilder.serve((app) => HttpMiddleware.logger(errorBodies(gatewayErrorShape)(app))).pipe(

@@ -47,7 +47,7 @@ export class GatewayUrl extends Context.Tag("test/GatewayUrl")<GatewayUrl, strin
 
 /**
  * A service's HTTP application with its services on an ephemeral loopback port, configured from a
- * map, with `Url` answering its address.
+ * map, with `Url` answering its address; the services are in the layer's output too.
  */
 const serveForTest = <I, RApp, S, RServices>(
   app: Layer.Layer<never, never, RApp>,
@@ -70,7 +70,8 @@ const serveForTest = <I, RApp, S, RServices>(
       Url,
       HttpServer.HttpServer.pipe(Effect.map((server) => `http://127.0.0.1:${(server.address as HttpServer.TcpAddress).port}`))
     )
-    return Layer.provideMerge(url, app.pipe(Layer.provide(services), Layer.provideMerge(NodeHttpServer.layerTest))).pipe(
+    // The services are given to the tests too, for what has no endpoint of its own.
+    return Layer.provideMerge(url, app.pipe(Layer.provideMerge(services), Layer.provideMerge(NodeHttpServer.layerTest))).pipe(
       Layer.provide(InfrastructureLive),
       Layer.provide(Layer.setConfigProvider(ConfigProvider.fromMap(settings))),
       // A real server on real time, even inside a test's environment: its timeouts, polls and leases must fire.

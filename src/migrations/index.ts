@@ -7,11 +7,13 @@ import createOrdersAndExpansions from "./00002_create_orders_and_expansions.ts"
 import ordersProcessedBy from "./00003_orders_processed_by.ts"
 import documentsRenditionKey from "./00004_documents_rendition_key.ts"
 import createGatewayProviders from "./00005_create_gateway_providers.ts"
+import createGatewayPrompts from "./00006_create_gateway_prompts.ts"
 
 export const migrations = Migrator.fromRecord({
   "00001_create_documents": createDocuments,
   "00002_create_orders_and_expansions": createOrdersAndExpansions,
   "00003_orders_processed_by": ordersProcessedBy,
   "00004_documents_rendition_key": documentsRenditionKey,
-  "00005_create_gateway_providers": createGatewayProviders
+  "00005_create_gateway_providers": createGatewayProviders,
+  "00006_create_gateway_prompts": createGatewayPrompts
 })

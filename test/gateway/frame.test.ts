@@ -8,21 +8,8 @@ import { Effect } from "effect"
 import { SignJWT } from "jose"
 import { GatewayUrl, gatewayTestLayer } from "../../src/layers/Test.ts"
 import { defaultBackend } from "../support/backends.ts"
+import { as, expectErrorBody, json } from "../support/gateway.ts"
 import { call } from "../support/http.ts"
-
-const as = (tenant: string, user: string, roles = "") => ({ "x-tenant-id": tenant, "x-user-id": user, ...(roles ? { "x-user-roles": roles } : {}) })
-const json = (headers: Record<string, string>, body: unknown, method = "POST") => ({
-  method,
-  headers: { ...headers, "content-type": "application/json" },
-  body: JSON.stringify(body)
-})
-/** Every error answer is exactly the spec's body. */
-const expectErrorBody = (reply: { status: number; json: any }, status: number, code: string) => {
-  expect(reply.status).toBe(status)
-  expect(Object.keys(reply.json).sort()).toEqual(["code", "message", "status"])
-  expect(reply.json).toMatchObject({ code, status })
-  expect(reply.json.message.length).toBeGreaterThan(5)
-}
 
 const provider = { id: "main", type: "openai", model: "gpt-4o-mini", apiKey: "sk-test-0123456789-WXYZ" }
 

@@ -7,6 +7,21 @@ import { Schema } from "effect"
 import { GatewayErrors } from "../../schemas/GatewayErrors.ts"
 import type { ErrorShape } from "../ErrorBodies.ts"
 import { ExtraParamDescriptor, ProviderConfigInput, ProviderConfigView } from "../../schemas/LlmProviders.ts"
+import {
+  AvailablePrompt,
+  DraftCreate,
+  Prompt,
+  PromptCreate,
+  PromptDisplay,
+  PromptStatistics,
+  PromptSummary,
+  PromptUsage,
+  PromptVersion,
+  RenderedPrompt,
+  TemplatingCompletion,
+  VersionStatistics,
+  VersionUpdate
+} from "../../schemas/Prompts.ts"
 import { UserDetails } from "../../schemas/Tenancy.ts"
 import { AdminAuthentication, UserAuthentication } from "./Authentication.ts"
 
@@ -64,10 +79,62 @@ export class AdminLlmGroup extends HttpApiGroup.make("adminLlm")
   .prefix("/api/v1/admin/llm")
 {}
 
+const promptId = HttpApiSchema.param("id", Schema.String)
+const promptVersion = HttpApiSchema.param("version", Schema.NumberFromString.pipe(Schema.int(), Schema.nonNegative()))
+
+/** Prompts with their version lifecycle (spec: "Admin: prompts"; bodies in docs/gateway-prompts.md). */
+export class AdminPromptsGroup extends HttpApiGroup.make("adminPrompts")
+  .add(HttpApiEndpoint.get("list", "/prompts").addSuccess(Schema.Array(PromptSummary)))
+  .add(HttpApiEndpoint.post("create", "/prompts").setPayload(PromptCreate).addSuccess(Prompt, { status: 201 }))
+  .add(HttpApiEndpoint.get("categories", "/prompts/categories").addSuccess(Schema.Array(Schema.String)))
+  .add(HttpApiEndpoint.get("get")`/prompts/${promptId}`.addSuccess(Prompt))
+  .add(HttpApiEndpoint.del("remove")`/prompts/${promptId}`.addSuccess(NoContent))
+  .add(HttpApiEndpoint.get("usage")`/prompts/${promptId}/usage`.addSuccess(PromptUsage))
+  .add(HttpApiEndpoint.get("statistics")`/prompts/${promptId}/statistics`.addSuccess(PromptStatistics))
+  .add(
+    HttpApiEndpoint.get("render")`/prompts/${promptId}/render`
+      .setUrlParams(Schema.Struct({
+        version: Schema.optional(Schema.NumberFromString.pipe(Schema.int(), Schema.nonNegative())),
+        /** The variables as JSON, for clients that cannot send a body with GET. */
+        variables: Schema.optional(Schema.String)
+      }))
+      .addSuccess(RenderedPrompt)
+      .annotate(OpenApi.Description, "Renders the active version, or `version`. Variables: a JSON object as the body (Content-Type: application/json) or in the query parameter `variables`.")
+  )
+  .add(HttpApiEndpoint.get("versions")`/prompts/${promptId}/versions`.addSuccess(Schema.Array(PromptVersion)))
+  .add(HttpApiEndpoint.post("createDraft")`/prompts/${promptId}/versions`.setPayload(DraftCreate).addSuccess(PromptVersion, { status: 201 }))
+  .add(HttpApiEndpoint.get("version")`/prompts/${promptId}/versions/${promptVersion}`.addSuccess(PromptVersion))
+  .add(HttpApiEndpoint.put("updateVersion")`/prompts/${promptId}/versions/${promptVersion}`.setPayload(VersionUpdate).addSuccess(PromptVersion))
+  .add(HttpApiEndpoint.del("discardDraft")`/prompts/${promptId}/versions/${promptVersion}`.addSuccess(NoContent))
+  .add(HttpApiEndpoint.get("versionStatistics")`/prompts/${promptId}/versions/${promptVersion}/statistics`.addSuccess(VersionStatistics))
+  .addError(GatewayErrors.BadRequest)
+  .addError(GatewayErrors.NotFound)
+  .addError(GatewayErrors.Conflict)
+  .middleware(AdminAuthentication)
+  .prefix("/api/v1/admin")
+{}
+
+export class AdminTemplatingGroup extends HttpApiGroup.make("adminTemplating")
+  .add(HttpApiEndpoint.get("completion", "/templating/completion").addSuccess(TemplatingCompletion))
+  .middleware(AdminAuthentication)
+  .prefix("/api/v1/admin")
+{}
+
+/** Prompts as users see them: never a template or an LLM configuration. */
+export class PromptsGroup extends HttpApiGroup.make("prompts")
+  .add(HttpApiEndpoint.get("available", "/prompts").addSuccess(Schema.Array(AvailablePrompt)))
+  .add(HttpApiEndpoint.get("display", "/prompts/display").addSuccess(Schema.Array(PromptDisplay)))
+  .middleware(UserAuthentication)
+  .prefix("/api/v1")
+{}
+
 export class GatewayApi extends HttpApi.make("gateway")
   .add(ActuatorGroup)
   .add(UsersGroup)
   .add(AdminLlmGroup)
+  .add(AdminPromptsGroup)
+  .add(AdminTemplatingGroup)
+  .add(PromptsGroup)
   .addError(GatewayErrors.BadRequest)
   .addError(GatewayErrors.InternalError)
   .annotate(OpenApi.Title, "AI gateway")
