@@ -8,6 +8,7 @@ import ordersProcessedBy from "./00003_orders_processed_by.ts"
 import documentsRenditionKey from "./00004_documents_rendition_key.ts"
 import createGatewayProviders from "./00005_create_gateway_providers.ts"
 import createGatewayPrompts from "./00006_create_gateway_prompts.ts"
+import createGatewayConversations from "./00007_create_gateway_conversations.ts"
 
 export const migrations = Migrator.fromRecord({
   "00001_create_documents": createDocuments,
@@ -15,5 +16,6 @@ export const migrations = Migrator.fromRecord({
   "00003_orders_processed_by": ordersProcessedBy,
   "00004_documents_rendition_key": documentsRenditionKey,
   "00005_create_gateway_providers": createGatewayProviders,
-  "00006_create_gateway_prompts": createGatewayPrompts
+  "00006_create_gateway_prompts": createGatewayPrompts,
+  "00007_create_gateway_conversations": createGatewayConversations
 })

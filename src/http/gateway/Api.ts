@@ -4,6 +4,7 @@
  */
 import { HttpApi, HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "@effect/platform"
 import { Schema } from "effect"
+import { Conversation, ConversationCreate, ConversationListParams, Page } from "../../schemas/Conversations.ts"
 import { GatewayErrors } from "../../schemas/GatewayErrors.ts"
 import type { ErrorShape } from "../ErrorBodies.ts"
 import { ExtraParamDescriptor, ProviderConfigInput, ProviderConfigView } from "../../schemas/LlmProviders.ts"
@@ -128,6 +129,23 @@ export class PromptsGroup extends HttpApiGroup.make("prompts")
   .prefix("/api/v1")
 {}
 
+const conversationId = HttpApiSchema.param("conversation_id", Schema.String)
+
+export class ConversationsGroup extends HttpApiGroup.make("conversations")
+  .add(HttpApiEndpoint.post("create", "/conversations").setPayload(ConversationCreate).addSuccess(Conversation, { status: 201 }))
+  .add(
+    HttpApiEndpoint.get("list", "/conversations")
+      .setUrlParams(ConversationListParams)
+      .addSuccess(Page(Conversation))
+      .annotate(OpenApi.Description, "The current user's conversations, most recently active first; page from 0, size 1-100 (default 20), search in titles.")
+  )
+  .add(HttpApiEndpoint.get("get")`/conversations/${conversationId}`.addSuccess(Conversation))
+  .add(HttpApiEndpoint.del("remove")`/conversations/${conversationId}`.addSuccess(NoContent))
+  .addError(GatewayErrors.NotFound)
+  .middleware(UserAuthentication)
+  .prefix("/api/v1")
+{}
+
 export class GatewayApi extends HttpApi.make("gateway")
   .add(ActuatorGroup)
   .add(UsersGroup)
@@ -135,6 +153,7 @@ export class GatewayApi extends HttpApi.make("gateway")
   .add(AdminPromptsGroup)
   .add(AdminTemplatingGroup)
   .add(PromptsGroup)
+  .add(ConversationsGroup)
   .addError(GatewayErrors.BadRequest)
   .addError(GatewayErrors.InternalError)
   .annotate(OpenApi.Title, "AI gateway")

@@ -1,0 +1,73 @@
+/**
+ * Conversations, each owned by one user of one tenant: every statement filters by both, so a user
+ * sees only their own (admin views, later, filter by tenant only).
+ */
+import { SqlClient, SqlSchema } from "@effect/sql"
+import { Effect, Option, Schema } from "effect"
+import { randomUUID } from "node:crypto"
+import { Conversation, type PageParams } from "../../schemas/Conversations.ts"
+import { NotFound } from "../../schemas/GatewayErrors.ts"
+import type { Principal } from "../../schemas/Tenancy.ts"
+
+const ConversationRow = Schema.Struct({
+  id: Schema.String,
+  title: Schema.String,
+  userId: Schema.String,
+  createdAt: Schema.String,
+  updatedAt: Schema.String
+})
+
+export class Conversations extends Effect.Service<Conversations>()("gateway/Conversations", {
+  effect: Effect.gen(function*() {
+    const sql = yield* SqlClient.SqlClient
+    const iso = (column: string) => sql.literal(`to_char(${column} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`)
+    const columns = sql`id, title, user_id, ${iso("created_at")} AS created_at, ${iso("updated_at")} AS updated_at`
+    const toConversation = (row: typeof ConversationRow.Type) => new Conversation(row)
+
+    const findOwn = SqlSchema.findOne({
+      Request: Schema.Struct({ tenantId: Schema.String, userId: Schema.String, id: Schema.String }),
+      Result: ConversationRow,
+      execute: ({ id, tenantId, userId }) => sql`SELECT ${columns} FROM conversations WHERE tenant_id = ${tenantId} AND user_id = ${userId} AND id = ${id}`
+    })
+
+    const own = (principal: Principal, id: string) =>
+      findOwn({ tenantId: principal.tenantId, userId: principal.userId, id }).pipe(
+        Effect.orDie,
+        Effect.flatMap(Option.match({
+          onNone: () => Effect.fail(new NotFound({ message: `No conversation '${id}'` })),
+          onSome: (row) => Effect.succeed(toConversation(row))
+        }))
+      )
+
+    return {
+      own,
+
+      create: (principal: Principal, title: string | undefined) =>
+        Effect.gen(function*() {
+          const id = randomUUID()
+          yield* sql`INSERT INTO conversations ${sql.insert({ tenantId: principal.tenantId, id, userId: principal.userId, title: title?.trim() || "New conversation" })}`.pipe(Effect.orDie)
+          return yield* own(principal, id)
+        }),
+
+      list: (principal: Principal, params: PageParams & { readonly search?: string | undefined }) =>
+        Effect.gen(function*() {
+          const pattern = params.search ? `%${params.search.replace(/[\\%_]/g, (c) => `\\${c}`)}%` : null
+          const filter = sql`tenant_id = ${principal.tenantId} AND user_id = ${principal.userId}
+            AND (${pattern}::text IS NULL OR title ILIKE ${pattern})`
+          const [{ total }] = yield* sql<{ total: number }>`SELECT count(*)::int AS total FROM conversations WHERE ${filter}`.pipe(Effect.orDie) as Effect.Effect<ReadonlyArray<{ total: number }>>
+          const rows = yield* sql`SELECT ${columns} FROM conversations WHERE ${filter}
+            ORDER BY updated_at DESC, id LIMIT ${params.size} OFFSET ${params.page * params.size}`.pipe(
+            Effect.flatMap(Schema.decodeUnknown(Schema.Array(ConversationRow))),
+            Effect.orDie
+          )
+          return { content: rows.map(toConversation), page: params.page, size: params.size, totalElements: total, totalPages: Math.ceil(total / params.size) }
+        }),
+
+      remove: (principal: Principal, id: string) =>
+        own(principal, id).pipe(
+          Effect.zipRight(sql`DELETE FROM conversations WHERE tenant_id = ${principal.tenantId} AND user_id = ${principal.userId} AND id = ${id}`.pipe(Effect.orDie)),
+          Effect.asVoid
+        )
+    }
+  })
+}) {}
