@@ -10,23 +10,28 @@ import { AdminLlmHttpLive } from "../http/gateway/AdminLlmHttp.ts"
 import { GatewayApi, gatewayErrorShape } from "../http/gateway/Api.ts"
 import { AdminAuthenticationLive, UserAuthenticationLive } from "../http/gateway/Authentication.ts"
 import { ConversationsHttpLive } from "../http/gateway/ConversationsHttp.ts"
+import { RequestsHttpLive } from "../http/gateway/RequestsHttp.ts"
 import { AdminPromptsHttpLive, AdminTemplatingHttpLive, PromptsHttpLive } from "../http/gateway/PromptsHttp.ts"
 import { UsersHttpLive } from "../http/gateway/UsersHttp.ts"
 import { Actuator, LevelFilterLive, LogLevels } from "../services/gateway/Actuator.ts"
 import { Conversations } from "../services/gateway/Conversations.ts"
+import { Llm } from "../services/gateway/Llm.ts"
 import { Prompts } from "../services/gateway/Prompts.ts"
 import { ProviderConfigs } from "../services/gateway/ProviderConfigs.ts"
 import { Secrets } from "../services/gateway/Secrets.ts"
 import { Templates } from "../services/gateway/Templates.ts"
+import { Requests } from "../services/gateway/Requests.ts"
 import { Tenancy } from "../services/gateway/Tenancy.ts"
 import { listen } from "./Listen.ts"
 
 /** Every service of the gateway, on the process's infrastructure (InfrastructureLive). */
-export const GatewayServicesLive = Layer.mergeAll(ProviderConfigs.Default, Prompts.DefaultWithoutDependencies, Conversations.Default, Actuator.Default, UserAuthenticationLive, AdminAuthenticationLive).pipe(
+export const GatewayServicesLive = Layer.mergeAll(Requests.Default, Actuator.Default, UserAuthenticationLive, AdminAuthenticationLive).pipe(
+  Layer.provideMerge(Layer.mergeAll(Llm.Default, Prompts.DefaultWithoutDependencies, Conversations.Default)),
+  Layer.provideMerge(ProviderConfigs.Default),
   Layer.provideMerge(Layer.mergeAll(Tenancy.Default, Secrets.Default, LogLevels.Default, Templates.Default))
 )
 
-const GatewayRoutesLive = HttpApiBuilder.api(GatewayApi).pipe(Layer.provide([ActuatorHttpLive, UsersHttpLive, AdminLlmHttpLive, AdminPromptsHttpLive, AdminTemplatingHttpLive, PromptsHttpLive, ConversationsHttpLive]))
+const GatewayRoutesLive = HttpApiBuilder.api(GatewayApi).pipe(Layer.provide([ActuatorHttpLive, UsersHttpLive, AdminLlmHttpLive, AdminPromptsHttpLive, AdminTemplatingHttpLive, PromptsHttpLive, ConversationsHttpLive, RequestsHttpLive]))
 
 /** The gateway's HTTP application, without server or services (tests serve it on an ephemeral port). */
 export const GatewayApp = HttpApiBuilder.serve((app) => HttpMiddleware.logger(errorBodies(gatewayErrorShape)(app))).pipe(

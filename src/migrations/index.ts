@@ -9,6 +9,7 @@ import documentsRenditionKey from "./00004_documents_rendition_key.ts"
 import createGatewayProviders from "./00005_create_gateway_providers.ts"
 import createGatewayPrompts from "./00006_create_gateway_prompts.ts"
 import createGatewayConversations from "./00007_create_gateway_conversations.ts"
+import createGatewayRequests from "./00008_create_gateway_requests.ts"
 
 export const migrations = Migrator.fromRecord({
   "00001_create_documents": createDocuments,
@@ -17,5 +18,6 @@ export const migrations = Migrator.fromRecord({
   "00004_documents_rendition_key": documentsRenditionKey,
   "00005_create_gateway_providers": createGatewayProviders,
   "00006_create_gateway_prompts": createGatewayPrompts,
-  "00007_create_gateway_conversations": createGatewayConversations
+  "00007_create_gateway_conversations": createGatewayConversations,
+  "00008_create_gateway_requests": createGatewayRequests
 })

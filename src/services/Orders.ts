@@ -11,6 +11,7 @@ import { randomBytes } from "node:crypto"
 import { hostname } from "node:os"
 import { type OrderState, OrderState as OrderStateSchema } from "../schemas/Orders.ts"
 import { durationConfig } from "./DurationConfig.ts"
+import { isoUtc } from "./sql/Fragments.ts"
 
 export const OrdersConfig = Config.all({
   /** How long a claimed order stays with its worker without a heartbeat. */
@@ -65,7 +66,7 @@ export class Orders extends Effect.Service<Orders>()("docstack/Orders", {
     const owner = `${hostname()}:${process.pid}:${randomBytes(4).toString("hex")}`
     const leaseMs = Duration.toMillis(config.lease)
 
-    const iso = (column: string) => sql.literal(`to_char(${column} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`)
+    const iso = (column: string) => isoUtc(sql, column)
     const columns = sql`id, kind, state, document_id, format, request, result, error_message, attempts,
       ${iso("queued_at")} AS queued_date, ${iso("processed_at")} AS processed_date,
       CASE WHEN started_at IS NULL THEN NULL

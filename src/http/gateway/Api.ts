@@ -4,7 +4,8 @@
  */
 import { HttpApi, HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "@effect/platform"
 import { Schema } from "effect"
-import { Conversation, ConversationCreate, ConversationListParams, Page } from "../../schemas/Conversations.ts"
+import { Conversation, ConversationCreate, ConversationListParams, Page, PageParams } from "../../schemas/Conversations.ts"
+import { LlmRequest, RequestBody, RequestQuery } from "../../schemas/Requests.ts"
 import { GatewayErrors } from "../../schemas/GatewayErrors.ts"
 import type { ErrorShape } from "../ErrorBodies.ts"
 import { ExtraParamDescriptor, ProviderConfigInput, ProviderConfigView } from "../../schemas/LlmProviders.ts"
@@ -141,7 +142,39 @@ export class ConversationsGroup extends HttpApiGroup.make("conversations")
   )
   .add(HttpApiEndpoint.get("get")`/conversations/${conversationId}`.addSuccess(Conversation))
   .add(HttpApiEndpoint.del("remove")`/conversations/${conversationId}`.addSuccess(NoContent))
+  .add(
+    HttpApiEndpoint.post("stop")`/conversations/${conversationId}/stop`
+      .addSuccess(Schema.Struct({ stopped: Schema.Boolean }))
+      .annotate(OpenApi.Description, "Stops the generation in progress: the upstream call is cancelled, the partial answer kept and marked STOPPED. stopped is false when nothing was running.")
+  )
   .addError(GatewayErrors.NotFound)
+  .middleware(UserAuthentication)
+  .prefix("/api/v1")
+{}
+
+const requestId = HttpApiSchema.param("request_id", Schema.String)
+
+export class RequestsGroup extends HttpApiGroup.make("requests")
+  .add(HttpApiEndpoint.post("ask", "/requests").setPayload(RequestBody).setUrlParams(RequestQuery).addSuccess(LlmRequest, { status: 201 }))
+  .add(
+    HttpApiEndpoint.post("askStreaming", "/requests/stream")
+      .setPayload(RequestBody)
+      .setUrlParams(RequestQuery)
+      .addSuccess(HttpApiSchema.Text({ contentType: "text/event-stream" }))
+      .annotate(OpenApi.Description, "The answer as server-sent events: start, delta (text as it comes), usage, then done or error; a comment line every 15 s keeps proxies from closing the connection.")
+  )
+  .add(
+    HttpApiEndpoint.get("list", "/requests")
+      .setUrlParams(Schema.Struct({ conversation: Schema.String, ...PageParams.fields }))
+      .addSuccess(Page(LlmRequest))
+  )
+  .add(HttpApiEndpoint.get("get")`/requests/${requestId}`.addSuccess(LlmRequest))
+  .add(HttpApiEndpoint.del("remove")`/requests/${requestId}`.addSuccess(NoContent))
+  .add(HttpApiEndpoint.put("feedback")`/requests/${requestId}/feedback/${HttpApiSchema.param("feedback", Schema.Literal("GOOD", "BAD"))}`.addSuccess(LlmRequest))
+  .addError(GatewayErrors.NotFound)
+  .addError(GatewayErrors.LlmBadRequest)
+  .addError(GatewayErrors.LlmProviderNotFound)
+  .addError(GatewayErrors.LlmCapabilityError)
   .middleware(UserAuthentication)
   .prefix("/api/v1")
 {}
@@ -154,6 +187,7 @@ export class GatewayApi extends HttpApi.make("gateway")
   .add(AdminTemplatingGroup)
   .add(PromptsGroup)
   .add(ConversationsGroup)
+  .add(RequestsGroup)
   .addError(GatewayErrors.BadRequest)
   .addError(GatewayErrors.InternalError)
   .annotate(OpenApi.Title, "AI gateway")

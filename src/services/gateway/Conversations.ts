@@ -8,6 +8,7 @@ import { randomUUID } from "node:crypto"
 import { Conversation, type PageParams } from "../../schemas/Conversations.ts"
 import { NotFound } from "../../schemas/GatewayErrors.ts"
 import type { Principal } from "../../schemas/Tenancy.ts"
+import { isoUtc, pageOf } from "../sql/Fragments.ts"
 
 const ConversationRow = Schema.Struct({
   id: Schema.String,
@@ -20,7 +21,7 @@ const ConversationRow = Schema.Struct({
 export class Conversations extends Effect.Service<Conversations>()("gateway/Conversations", {
   effect: Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
-    const iso = (column: string) => sql.literal(`to_char(${column} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`)
+    const iso = (column: string) => isoUtc(sql, column)
     const columns = sql`id, title, user_id, ${iso("created_at")} AS created_at, ${iso("updated_at")} AS updated_at`
     const toConversation = (row: typeof ConversationRow.Type) => new Conversation(row)
 
@@ -60,7 +61,7 @@ export class Conversations extends Effect.Service<Conversations>()("gateway/Conv
             Effect.flatMap(Schema.decodeUnknown(Schema.Array(ConversationRow))),
             Effect.orDie
           )
-          return { content: rows.map(toConversation), page: params.page, size: params.size, totalElements: total, totalPages: Math.ceil(total / params.size) }
+          return pageOf(rows.map(toConversation), params.page, params.size, total)
         }),
 
       remove: (principal: Principal, id: string) =>

@@ -26,6 +26,7 @@ import {
   type VersionUpdate
 } from "../../schemas/Prompts.ts"
 import { type RenderContext, Templates } from "./Templates.ts"
+import { isoUtc } from "../sql/Fragments.ts"
 
 const JsonObject = Schema.Union(Schema.Record({ key: Schema.String, value: Schema.Unknown }), Schema.parseJson(Schema.Record({ key: Schema.String, value: Schema.Unknown })))
 
@@ -123,7 +124,7 @@ export class Prompts extends Effect.Service<Prompts>()("gateway/Prompts", {
   effect: Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
     const templates = yield* Templates
-    const iso = (column: string) => sql.literal(`to_char(${column} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`)
+    const iso = (column: string) => isoUtc(sql, column)
     const promptColumns = sql`id, base, ${iso("created_at")} AS created_at, ${iso("updated_at")} AS updated_at`
     const versionColumns = sql`prompt_id, version, state, template, name, description, category, quick_prompt, llm,
       ${iso("created_at")} AS created_at, ${iso("updated_at")} AS updated_at,

@@ -7,6 +7,7 @@ import { Effect, Option, Schema } from "effect"
 import { BadRequest, Conflict, LlmProviderNotFound } from "../../schemas/GatewayErrors.ts"
 import { ExtraParamDescriptor, ProviderCapabilities, type ProviderConfigInput, ProviderConfigView, ProviderType } from "../../schemas/LlmProviders.ts"
 import { Secrets } from "./Secrets.ts"
+import { isoUtc } from "../sql/Fragments.ts"
 
 const temperature = new ExtraParamDescriptor({ name: "temperature", type: "number", description: "Sampling temperature", required: false })
 const topP = new ExtraParamDescriptor({ name: "topP", type: "number", description: "Nucleus sampling probability mass", required: false })
@@ -65,7 +66,7 @@ export class ProviderConfigs extends Effect.Service<ProviderConfigs>()("gateway/
   effect: Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
     const secrets = yield* Secrets
-    const iso = (column: string) => sql.literal(`to_char(${column} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`)
+    const iso = (column: string) => isoUtc(sql, column)
     const columns = sql`id, type, name, model, api_key_encrypted, api_key_last4, base_url, headers, extra_params, capabilities,
       fallback_provider_id, is_default, ${iso("created_at")} AS created_at, ${iso("updated_at")} AS updated_at`
 

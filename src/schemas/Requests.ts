@@ -1,0 +1,56 @@
+/**
+ * Requests to language models (the turns of a conversation): the body of POST /api/v1/requests,
+ * its query, and the stored record. See docs/gateway-requests.md.
+ */
+import { Schema } from "effect"
+
+export const ContentItem = Schema.Union(
+  Schema.Struct({ type: Schema.Literal("text"), value: Schema.String }),
+  Schema.Struct({
+    type: Schema.Literal("prompt"),
+    /** The prompt's ID. */
+    value: Schema.String,
+    payload: Schema.optional(Schema.Record({ key: Schema.String, value: Schema.Unknown })),
+    version: Schema.optional(Schema.Int)
+  }),
+  Schema.Struct({
+    type: Schema.Literal("image"),
+    /** Base64 data, or a data: URL. */
+    value: Schema.String,
+    mediaType: Schema.optional(Schema.String)
+  })
+)
+export type ContentItem = typeof ContentItem.Type
+
+export class RequestBody extends Schema.Class<RequestBody>("RequestBody")({
+  conversation: Schema.optional(Schema.String),
+  inputs: Schema.Array(Schema.Struct({ role: Schema.Literal("user"), content: Schema.Array(ContentItem).pipe(Schema.minItems(1)) })).pipe(Schema.minItems(1))
+}) {}
+
+export const RequestQuery = Schema.Struct({
+  conversationId: Schema.optional(Schema.String),
+  provider: Schema.optional(Schema.String),
+  model: Schema.optional(Schema.String),
+  disableReasoning: Schema.optionalWith(Schema.BooleanFromString, { default: () => false })
+})
+export type RequestQuery = typeof RequestQuery.Type
+
+export const RequestStatus = Schema.Literal("RUNNING", "COMPLETED", "FAILED", "STOPPED")
+
+export class LlmRequest extends Schema.Class<LlmRequest>("LlmRequest")({
+  id: Schema.String,
+  conversationId: Schema.String,
+  status: RequestStatus,
+  inputs: Schema.Array(Schema.Unknown),
+  response: Schema.String,
+  provider: Schema.NullOr(Schema.String),
+  model: Schema.NullOr(Schema.String),
+  usage: Schema.Struct({ inputTokens: Schema.NullOr(Schema.Int), outputTokens: Schema.NullOr(Schema.Int) }),
+  /** Milliseconds from the request to the last token, and to the first. */
+  latencyMs: Schema.NullOr(Schema.Int),
+  firstTokenMs: Schema.NullOr(Schema.Int),
+  feedback: Schema.NullOr(Schema.Literal("GOOD", "BAD")),
+  errorMessage: Schema.NullOr(Schema.String),
+  createdAt: Schema.String,
+  completedAt: Schema.NullOr(Schema.String)
+}) {}

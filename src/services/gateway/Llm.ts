@@ -1,0 +1,116 @@
+/**
+ * Language models per request: the tenant's provider configuration (named, default or only one)
+ * becomes an @effect/ai `LanguageModel` layer for that request. Errors of the provider become the
+ * gateway's codes; rejected requests are not retried, throttling and server errors are (with
+ * backoff), and a configuration with a fallback hands over to it once its retries are spent.
+ */
+import { AiError, LanguageModel, type Prompt } from "@effect/ai"
+import { NodeHttpClient } from "@effect/platform-node"
+import { Config, Effect, Layer, Schedule, Stream } from "effect"
+import { InternalError, LlmBadRequest, LlmCapabilityError, LlmProviderNotFound } from "../../schemas/GatewayErrors.ts"
+import type { ProviderConfigView } from "../../schemas/LlmProviders.ts"
+import * as ChatCompletions from "./llm/ChatCompletions.ts"
+import { ProviderConfigs } from "./ProviderConfigs.ts"
+
+export const LlmConfig = Config.all({
+  /** Retries of a request the provider throttled (429) or failed (5xx, connection). */
+  retries: Config.integer("LLM_RETRIES").pipe(Config.withDefault(2)),
+  retryBaseDelay: Config.duration("LLM_RETRY_BASE_DELAY").pipe(Config.withDefault("250 millis"))
+})
+
+/** Google's OpenAI-compatible endpoint, for `gemini` configurations without a baseUrl. */
+const GEMINI_URL = "https://generativelanguage.googleapis.com/v1beta/openai"
+
+export interface ModelChoice {
+  readonly providerId: string | undefined
+  readonly model: string | undefined
+}
+
+export interface ChosenModel {
+  readonly config: ProviderConfigView
+  readonly model: string
+  readonly layer: Layer.Layer<LanguageModel.LanguageModel>
+}
+
+const numberParam = (config: ProviderConfigView, name: string) => {
+  const value = config.extraParams[name]
+  return typeof value === "number" ? value : undefined
+}
+
+/** Whether the provider's refusal is final (the request itself is wrong) or worth another try. */
+const isRetryable = (error: AiError.AiError) =>
+  error._tag === "HttpRequestError" || (error._tag === "HttpResponseError" && (error.response.status === 429 || error.response.status >= 500))
+
+export const toGatewayError = (config: ProviderConfigView, error: AiError.AiError) => {
+  if (error._tag === "HttpResponseError" && error.response.status >= 400 && error.response.status < 500 && error.response.status !== 429) {
+    return new LlmBadRequest({ message: `${config.id} (${config.type}) refused the request (${error.response.status}): ${error.description ?? error.message}` })
+  }
+  const what = error._tag === "HttpRequestError" ? "could not be reached" : error._tag === "HttpResponseError" ? `answered ${error.response.status}` : "answered something unreadable"
+  return new InternalError({ message: `The LLM provider ${config.id} (${config.type}) ${what}: ${"description" in error && error.description ? error.description : error.message}` })
+}
+
+export class Llm extends Effect.Service<Llm>()("gateway/Llm", {
+  effect: Effect.gen(function*() {
+    const configs = yield* ProviderConfigs
+    const settings = yield* LlmConfig
+    const retry = Schedule.exponential(settings.retryBaseDelay).pipe(Schedule.intersect(Schedule.recurs(settings.retries)))
+
+    const layerFor = (config: ProviderConfigView, apiKey: string | null, model: string) => {
+      if (config.type === "openai" || config.type === "anthropic") {
+        return Effect.fail(new LlmProviderNotFound({ message: `The ${config.type} client is not available in this release; use an openai-compatible configuration` }))
+      }
+      const apiVersion = config.extraParams.apiVersion
+      return Effect.succeed(
+        ChatCompletions.layer({
+          baseUrl: config.baseUrl ?? GEMINI_URL,
+          model,
+          ...(apiKey ? { apiKey } : {}),
+          headers: config.headers,
+          ...(typeof apiVersion === "string" ? { query: { "api-version": apiVersion } } : {}),
+          ...(numberParam(config, "temperature") !== undefined ? { temperature: numberParam(config, "temperature")! } : {}),
+          ...(numberParam(config, "topP") !== undefined ? { topP: numberParam(config, "topP")! } : {}),
+          ...(numberParam(config, "maxTokens") !== undefined ? { maxTokens: numberParam(config, "maxTokens")! } : {})
+        }).pipe(Layer.provide(NodeHttpClient.layer))
+      )
+    }
+
+    const choose = (tenantId: string, choice: ModelChoice, needsVision: boolean) =>
+      Effect.gen(function*() {
+        const { apiKey, config } = yield* configs.forUse(tenantId, choice.providerId)
+        if (needsVision && !config.capabilities.vision) {
+          return yield* new LlmCapabilityError({ message: `The model of ${config.id} does not take images (its configuration does not declare vision)` })
+        }
+        const model = choice.model ?? config.model
+        return { config, model, layer: yield* layerFor(config, apiKey, model) } satisfies ChosenModel
+      })
+
+    return {
+      choose,
+
+      /** The whole answer; throttling and server errors retried, then the fallback configuration tried. */
+      generate: (tenantId: string, choice: ModelChoice, prompt: Prompt.RawInput, needsVision: boolean) =>
+        Effect.gen(function*() {
+          const first = yield* choose(tenantId, choice, needsVision)
+          const attempt = (chosen: ChosenModel) =>
+            LanguageModel.generateText({ prompt, toolChoice: "none" }).pipe(
+              Effect.provide(chosen.layer),
+              Effect.retry({ schedule: retry, while: isRetryable }),
+              Effect.map((response) => ({ response, chosen }))
+            )
+          return yield* attempt(first).pipe(
+            Effect.catchAll((error) => {
+              const fallbackId = first.config.fallbackProviderId
+              if (!isRetryable(error) || fallbackId === null) return Effect.fail(toGatewayError(first.config, error))
+              return choose(tenantId, { providerId: fallbackId, model: undefined }, needsVision).pipe(
+                Effect.flatMap((fallback) => attempt(fallback).pipe(Effect.mapError((e) => toGatewayError(fallback.config, e))))
+              )
+            })
+          )
+        }),
+
+      /** The answer as it is produced (no retry: parts already sent cannot be taken back). */
+      stream: (chosen: ChosenModel, prompt: Prompt.RawInput) =>
+        LanguageModel.streamText({ prompt, toolChoice: "none" }).pipe(Stream.provideLayer(chosen.layer))
+    }
+  })
+}) {}

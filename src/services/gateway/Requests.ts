@@ -1,0 +1,305 @@
+/**
+ * Requests to language models, the turns of a conversation: the user's content (text, rendered
+ * prompts, images) after the conversation's earlier turns, the answer whole or streamed as
+ * server-sent events, and the record of each (answer, usage, latency) for the statistics. A
+ * generation can be stopped (POST /conversations/{id}/stop) or lost by its client: either way
+ * the upstream call is cancelled and the partial answer kept, marked STOPPED.
+ */
+import type { Prompt } from "@effect/ai"
+import { SqlClient, SqlSchema } from "@effect/sql"
+import { Deferred, Duration, Effect, Option, Schema, Stream } from "effect"
+import { randomUUID } from "node:crypto"
+import { type ErrorBody, InternalError, NotFound } from "../../schemas/GatewayErrors.ts"
+import { LlmRequest, type RequestBody, type RequestQuery } from "../../schemas/Requests.ts"
+import type { Principal } from "../../schemas/Tenancy.ts"
+import { Conversations } from "./Conversations.ts"
+import { type ChosenModel, Llm, toGatewayError } from "./Llm.ts"
+import { Prompts } from "./Prompts.ts"
+import { isoUtc, pageOf } from "../sql/Fragments.ts"
+
+/** SSE comment lines sent while waiting, so that proxies keep the connection open. */
+const HEARTBEAT = Duration.seconds(15)
+
+const frame = (event: string, data: unknown) => `event: ${event}\ndata: ${JSON.stringify(data)}\n\n`
+
+/** The title of a conversation a request starts: the first words of its question. */
+const titleFrom = (text: string) => {
+  const words = text.replace(/\s+/g, " ").trim()
+  return words.length === 0 ? "New conversation" : words.length <= 60 ? words : `${words.slice(0, 57).replace(/\s\S*$/, "")}…`
+}
+
+/** The media type of base64 image data, from its first bytes. */
+const imageType = (base64: string) => {
+  const head = Buffer.from(base64.slice(0, 16), "base64")
+  if (head[0] === 0x89 && head[1] === 0x50) return "image/png"
+  if (head[0] === 0xff && head[1] === 0xd8) return "image/jpeg"
+  if (head.subarray(0, 3).toString("latin1") === "GIF") return "image/gif"
+  if (head.subarray(8, 12).toString("latin1") === "WEBP") return "image/webp"
+  return "application/octet-stream"
+}
+
+const Row = Schema.Struct({
+  id: Schema.String,
+  conversationId: Schema.String,
+  status: Schema.Literal("RUNNING", "COMPLETED", "FAILED", "STOPPED"),
+  inputs: Schema.Union(Schema.Array(Schema.Unknown), Schema.parseJson(Schema.Array(Schema.Unknown))),
+  response: Schema.String,
+  providerId: Schema.NullOr(Schema.String),
+  model: Schema.NullOr(Schema.String),
+  inputTokens: Schema.NullOr(Schema.Int),
+  outputTokens: Schema.NullOr(Schema.Int),
+  latencyMs: Schema.NullOr(Schema.Int),
+  firstTokenMs: Schema.NullOr(Schema.Int),
+  feedback: Schema.NullOr(Schema.Literal("GOOD", "BAD")),
+  errorMessage: Schema.NullOr(Schema.String),
+  createdAt: Schema.String,
+  completedAt: Schema.NullOr(Schema.String)
+})
+
+const toRecord = (row: typeof Row.Type) =>
+  new LlmRequest({
+    id: row.id,
+    conversationId: row.conversationId,
+    status: row.status,
+    inputs: row.inputs,
+    response: row.response,
+    provider: row.providerId,
+    model: row.model,
+    usage: { inputTokens: row.inputTokens, outputTokens: row.outputTokens },
+    latencyMs: row.latencyMs,
+    firstTokenMs: row.firstTokenMs,
+    feedback: row.feedback,
+    errorMessage: row.errorMessage,
+    createdAt: row.createdAt,
+    completedAt: row.completedAt
+  })
+
+interface Outcome {
+  readonly status: "COMPLETED" | "FAILED" | "STOPPED"
+  readonly response: string
+  readonly inputTokens?: number | undefined
+  readonly outputTokens?: number | undefined
+  readonly latencyMs: number
+  readonly firstTokenMs?: number | null | undefined
+  readonly errorMessage?: string | undefined
+}
+
+export class Requests extends Effect.Service<Requests>()("gateway/Requests", {
+  effect: Effect.gen(function*() {
+    const sql = yield* SqlClient.SqlClient
+    const llm = yield* Llm
+    const prompts = yield* Prompts
+    const conversations = yield* Conversations
+    /** Stop signals of the generations running in this process, by conversation. */
+    const running = new Map<string, Deferred.Deferred<void>>()
+
+    const iso = (column: string) => isoUtc(sql, column)
+    const columns = sql`id, conversation_id, status, inputs, response, provider_id, model, input_tokens, output_tokens, latency_ms,
+      first_token_ms, feedback, error_message, ${iso("created_at")} AS created_at, ${iso("completed_at")} AS completed_at`
+
+    const findOwn = SqlSchema.findOne({
+      Request: Schema.Struct({ tenantId: Schema.String, userId: Schema.String, id: Schema.String }),
+      Result: Row,
+      execute: ({ id, tenantId, userId }) => sql`SELECT ${columns} FROM llm_requests WHERE tenant_id = ${tenantId} AND user_id = ${userId} AND id = ${id}`
+    })
+    const own = (principal: Principal, id: string) =>
+      findOwn({ tenantId: principal.tenantId, userId: principal.userId, id }).pipe(
+        Effect.orDie,
+        Effect.flatMap(Option.match({ onNone: () => Effect.fail(new NotFound({ message: `No request '${id}'` })), onSome: (row) => Effect.succeed(toRecord(row)) }))
+      )
+
+    /** The earlier completed turns of a conversation, as messages. */
+    const history = (principal: Principal, conversationId: string) =>
+      sql<{ inputs: unknown; response: string }>`SELECT inputs, response FROM llm_requests
+        WHERE tenant_id = ${principal.tenantId} AND conversation_id = ${conversationId} AND status IN ('COMPLETED', 'STOPPED')
+        ORDER BY created_at`.pipe(
+        Effect.orDie,
+        Effect.map((rows) =>
+          rows.flatMap((row): Array<Prompt.MessageEncoded> => {
+            const inputs = (typeof row.inputs === "string" ? JSON.parse(row.inputs) : row.inputs) as Array<{ content: Array<{ type: string; text?: string }> }>
+            const asked = inputs.flatMap((input) => input.content).filter((c) => c.type === "text").map((c) => c.text ?? "").join("\n")
+            return [{ role: "user", content: asked }, { role: "assistant", content: row.response }]
+          })
+        )
+      )
+
+    /** The conversation, the prompt to send and the record of the request, before anything is asked of the model. */
+    const prepare = (principal: Principal, body: RequestBody, query: RequestQuery) =>
+      Effect.gen(function*() {
+        const items = body.inputs.flatMap((input) => input.content)
+        const parts: Array<Prompt.UserMessagePartEncoded> = []
+        const used: Array<{ readonly promptId: string; readonly version: number }> = []
+        for (const item of items) {
+          if (item.type === "text") parts.push({ type: "text", text: item.value })
+          else if (item.type === "prompt") {
+            const rendered = yield* prompts.renderForRequest(principal.tenantId, item.value, item.version, item.payload ?? {}, { tenantId: principal.tenantId, userId: principal.userId })
+            parts.push({ type: "text", text: rendered.text })
+            used.push({ promptId: item.value, version: rendered.version })
+          } else {
+            const data = item.value.replace(/^data:[^,]*,/, "")
+            parts.push({ type: "file", mediaType: item.mediaType ?? imageType(data), data })
+          }
+        }
+        const conversationId = body.conversation ?? query.conversationId
+        const firstText = parts.find((p): p is Prompt.TextPartEncoded => p.type === "text")?.text ?? ""
+        const conversation = conversationId === undefined
+          ? yield* conversations.create(principal, titleFrom(firstText))
+          : yield* conversations.own(principal, conversationId)
+        const chosen = yield* llm.choose(principal.tenantId, { providerId: query.provider, model: query.model }, items.some((i) => i.type === "image"))
+        const prompt: Array<Prompt.MessageEncoded> = [...(yield* history(principal, conversation.id)), { role: "user", content: parts }]
+        const id = randomUUID()
+        // What is stored of the question: its text as sent (prompts rendered), images by type only.
+        const inputs = [{ role: "user", content: parts.map((p) => (p.type === "text" ? { type: "text", text: p.text } : { type: "image", mediaType: (p as Prompt.FilePartEncoded).mediaType })) }]
+        yield* sql`INSERT INTO llm_requests ${
+          sql.insert({
+            tenantId: principal.tenantId,
+            id,
+            conversationId: conversation.id,
+            userId: principal.userId,
+            inputs: JSON.stringify(inputs),
+            status: "RUNNING",
+            providerId: chosen.config.id,
+            model: chosen.model
+          })
+        }`.pipe(Effect.orDie)
+        yield* sql`UPDATE conversations SET updated_at = now() WHERE tenant_id = ${principal.tenantId} AND id = ${conversation.id}`.pipe(Effect.orDie)
+        yield* Effect.forEach(used, (use) => prompts.recordUse(principal.tenantId, use.promptId, use.version), { discard: true })
+        return { id, conversationId: conversation.id, prompt, chosen, needsVision: items.some((i) => i.type === "image") }
+      })
+
+    const finish = (principal: Principal, id: string, outcome: Outcome) =>
+      sql`UPDATE llm_requests SET status = ${outcome.status}, response = ${outcome.response}, input_tokens = ${outcome.inputTokens ?? null},
+            output_tokens = ${outcome.outputTokens ?? null}, latency_ms = ${outcome.latencyMs}, first_token_ms = ${outcome.firstTokenMs ?? null},
+            error_message = ${outcome.errorMessage ?? null}, completed_at = clock_timestamp()
+          WHERE tenant_id = ${principal.tenantId} AND id = ${id} AND status = 'RUNNING'`.pipe(Effect.orDie, Effect.asVoid)
+
+    /** Runs `effect` as the conversation's generation, stoppable by `stop`. */
+    const stoppable = <A, E, R>(conversationId: string, effect: (stop: Deferred.Deferred<void>) => Effect.Effect<A, E, R>) =>
+      Effect.acquireUseRelease(
+        Deferred.make<void>().pipe(Effect.tap((stop) => Effect.sync(() => running.set(conversationId, stop)))),
+        effect,
+        (stop) => Effect.sync(() => running.get(conversationId) === stop && running.delete(conversationId))
+      )
+
+    return {
+      get: own,
+
+      list: (principal: Principal, conversationId: string, page: number, size: number) =>
+        Effect.gen(function*() {
+          yield* conversations.own(principal, conversationId)
+          const [{ total }] = (yield* sql<{ total: number }>`SELECT count(*)::int AS total FROM llm_requests WHERE tenant_id = ${principal.tenantId} AND conversation_id = ${conversationId}`.pipe(Effect.orDie)) as ReadonlyArray<{ total: number }>
+          const rows = yield* sql`SELECT ${columns} FROM llm_requests WHERE tenant_id = ${principal.tenantId} AND conversation_id = ${conversationId}
+            ORDER BY created_at, id LIMIT ${size} OFFSET ${page * size}`.pipe(Effect.flatMap(Schema.decodeUnknown(Schema.Array(Row))), Effect.orDie)
+          return pageOf(rows.map(toRecord), page, size, total)
+        }),
+
+      remove: (principal: Principal, id: string) =>
+        own(principal, id).pipe(Effect.zipRight(sql`DELETE FROM llm_requests WHERE tenant_id = ${principal.tenantId} AND id = ${id}`.pipe(Effect.orDie)), Effect.asVoid),
+
+      feedback: (principal: Principal, id: string, feedback: "GOOD" | "BAD") =>
+        own(principal, id).pipe(
+          Effect.zipRight(sql`UPDATE llm_requests SET feedback = ${feedback} WHERE tenant_id = ${principal.tenantId} AND id = ${id}`.pipe(Effect.orDie)),
+          Effect.zipRight(own(principal, id))
+        ),
+
+      /** Stops the generation in progress in the conversation; false when there is none. */
+      stop: (principal: Principal, conversationId: string) =>
+        conversations.own(principal, conversationId).pipe(
+          Effect.flatMap(() => {
+            const stop = running.get(conversationId)
+            return stop ? Deferred.succeed(stop, undefined) : Effect.succeed(false)
+          })
+        ),
+
+      /** POST /requests: the whole answer. */
+      ask: (principal: Principal, body: RequestBody, query: RequestQuery) =>
+        Effect.gen(function*() {
+          const prepared = yield* prepare(principal, body, query)
+          const started = Date.now()
+          yield* stoppable(prepared.conversationId, (stop) =>
+            Effect.raceFirst(
+              llm.generate(principal.tenantId, { providerId: prepared.chosen.config.id, model: prepared.chosen.model }, prepared.prompt, prepared.needsVision).pipe(
+                Effect.map(({ response }) => ({ stopped: false as const, response }))
+              ),
+              Deferred.await(stop).pipe(Effect.as({ stopped: true as const }))
+            ).pipe(
+              Effect.tapError((error) => finish(principal, prepared.id, { status: "FAILED", response: "", latencyMs: Date.now() - started, errorMessage: error.message })),
+              Effect.flatMap((result) =>
+                result.stopped
+                  ? finish(principal, prepared.id, { status: "STOPPED", response: "", latencyMs: Date.now() - started })
+                  : finish(principal, prepared.id, {
+                    status: "COMPLETED",
+                    response: result.response.text,
+                    inputTokens: result.response.usage.inputTokens,
+                    outputTokens: result.response.usage.outputTokens,
+                    latencyMs: Date.now() - started
+                  })
+              )
+            ))
+          return yield* own(principal, prepared.id)
+        }),
+
+      /** POST /requests/stream: server-sent events `start`, `delta`…, `usage`, `done` (or `error`); see docs/gateway-requests.md. */
+      askStreaming: (principal: Principal, body: RequestBody, query: RequestQuery) =>
+        Effect.gen(function*() {
+          const prepared = yield* prepare(principal, body, query)
+          const stop = yield* Deferred.make<void>()
+          running.set(prepared.conversationId, stop)
+          const started = Date.now()
+          let text = ""
+          let firstTokenMs: number | null = null
+          let usage: { inputTokens?: number | undefined; outputTokens?: number | undefined } = {}
+          const outcome = (status: Outcome["status"], errorMessage?: string): Outcome => ({
+            status,
+            response: text,
+            ...usage,
+            latencyMs: Date.now() - started,
+            firstTokenMs,
+            ...(errorMessage ? { errorMessage } : {})
+          })
+          const answer = streamParts(prepared.chosen, prepared.prompt).pipe(
+            Stream.interruptWhen(Deferred.await(stop)),
+            Stream.filterMap((part) => {
+              if (part.type === "text-delta") {
+                text += part.delta
+                firstTokenMs ??= Date.now() - started
+                return Option.some(frame("delta", { text: part.delta }))
+              }
+              if (part.type === "finish") {
+                usage = { inputTokens: part.usage.inputTokens, outputTokens: part.usage.outputTokens }
+                return Option.some(frame("usage", usage))
+              }
+              return Option.none()
+            })
+          )
+          const done = Effect.gen(function*() {
+            const status = (yield* Deferred.isDone(stop)) ? "STOPPED" as const : "COMPLETED" as const
+            yield* finish(principal, prepared.id, outcome(status))
+            return frame("done", { requestId: prepared.id, conversationId: prepared.conversationId, status, latencyMs: Date.now() - started })
+          })
+          const failed = (error: ErrorBody) =>
+            finish(principal, prepared.id, outcome("FAILED", error.message)).pipe(Effect.as(frame("error", error)))
+          return Stream.make(frame("start", { requestId: prepared.id, conversationId: prepared.conversationId, provider: prepared.chosen.config.id, model: prepared.chosen.model })).pipe(
+            Stream.concat(answer),
+            Stream.concat(Stream.fromEffect(done)),
+            Stream.catchAll((error) => {
+              const gatewayError = error._tag === "INTERNAL_ERROR" ? error : toGatewayError(prepared.chosen.config, error)
+              return Stream.fromEffect(failed({ code: gatewayError._tag, message: gatewayError.message, status: gatewayError._tag === "LLM_BAD_REQUEST" ? 400 : 500 }))
+            }),
+            Stream.merge(Stream.tick(HEARTBEAT).pipe(Stream.drop(1), Stream.as(": heartbeat\n\n")), { haltStrategy: "left" }),
+            // A client that goes away stops the generation: the partial answer is kept, marked STOPPED.
+            Stream.ensuring(
+              Effect.suspend(() => {
+                if (running.get(prepared.conversationId) === stop) running.delete(prepared.conversationId)
+                return finish(principal, prepared.id, outcome("STOPPED"))
+              })
+            )
+          )
+        })
+    }
+
+    function streamParts(chosen: ChosenModel, prompt: ReadonlyArray<Prompt.MessageEncoded>) {
+      return llm.stream(chosen, prompt).pipe(Stream.mapError((error) => (error._tag === "MalformedInput" ? new InternalError({ message: error.message }) : error)))
+    }
+  })
+}) {}
