@@ -52,22 +52,28 @@ const officeProcesses = () => {
   }
 }
 
+/** A broker process on a fresh data directory (and schema), converting the 872-page handbook: its order is PROCESSING. */
+const brokerConverting = (lease: string) =>
+  Effect.gen(function*() {
+    const database = defaultBackend.config.DATABASE_URL ? { DATABASE_URL: (yield* isolatedDatabaseUrl(defaultBackend.config.DATABASE_URL)).url } : {}
+    const env = { ...database, DATA_DIR: newDataDir(), ORDER_LEASE: lease, ORDER_POLL_INTERVAL: "200 millis", OFFICE_INSTANCES: "1" }
+    const port = yield* freePort
+    const first = yield* startBroker(env, port)
+    const id = yield* uploadOk(first.base, corpusFile("office/handbook-872p.docx"))
+    const orderId = (yield* call(`${first.base}/documents/${id}`)).json.conversionOrderIds.pdf.id as string
+    let state = ""
+    for (let i = 0; i < 600 && state !== "PROCESSING"; i++) {
+      state = (yield* call(`${first.base}/conversions/${orderId}`)).json.currentState
+      if (state !== "PROCESSING") yield* sleep(100)
+    }
+    expect(state).toBe("PROCESSING")
+    return { env, first, id, orderId, port }
+  })
+
 describe("restart", () => {
   it.scoped("an order whose broker was killed mid-conversion finishes after a restart", () =>
     Effect.gen(function*() {
-      const database = defaultBackend.config.DATABASE_URL ? { DATABASE_URL: (yield* isolatedDatabaseUrl(defaultBackend.config.DATABASE_URL)).url } : {}
-      const env = { ...database, DATA_DIR: newDataDir(), ORDER_LEASE: "3 seconds", ORDER_POLL_INTERVAL: "200 millis", OFFICE_INSTANCES: "1" }
-      const port = yield* freePort
-
-      const first = yield* startBroker(env, port)
-      const id = yield* uploadOk(first.base, corpusFile("office/handbook-872p.docx"))
-      const orderId = (yield* call(`${first.base}/documents/${id}`)).json.conversionOrderIds.pdf.id as string
-      let state = ""
-      for (let i = 0; i < 600 && state !== "PROCESSING"; i++) {
-        state = (yield* call(`${first.base}/conversions/${orderId}`)).json.currentState
-        if (state !== "PROCESSING") yield* sleep(100)
-      }
-      expect(state).toBe("PROCESSING")
+      const { env, first, id, orderId, port } = yield* brokerConverting("3 seconds")
       yield* sleep(1000)
       first.child.kill("SIGKILL")
       yield* awaitExit(first.child)
@@ -88,20 +94,8 @@ describe("restart", () => {
 
   it.scoped("a broker stopped gracefully gives its running order back at once, not after its lease", () =>
     Effect.gen(function*() {
-      const database = defaultBackend.config.DATABASE_URL ? { DATABASE_URL: (yield* isolatedDatabaseUrl(defaultBackend.config.DATABASE_URL)).url } : {}
       // A lease far longer than the test: only giving the order back lets the restarted broker take it.
-      const env = { ...database, DATA_DIR: newDataDir(), ORDER_LEASE: "10 minutes", ORDER_POLL_INTERVAL: "200 millis", OFFICE_INSTANCES: "1" }
-      const port = yield* freePort
-
-      const first = yield* startBroker(env, port)
-      const id = yield* uploadOk(first.base, corpusFile("office/handbook-872p.docx"))
-      const orderId = (yield* call(`${first.base}/documents/${id}`)).json.conversionOrderIds.pdf.id as string
-      let state = ""
-      for (let i = 0; i < 600 && state !== "PROCESSING"; i++) {
-        state = (yield* call(`${first.base}/conversions/${orderId}`)).json.currentState
-        if (state !== "PROCESSING") yield* sleep(100)
-      }
-      expect(state).toBe("PROCESSING")
+      const { env, first, id, orderId, port } = yield* brokerConverting("10 minutes")
       first.child.kill("SIGTERM")
       yield* awaitExit(first.child)
 
