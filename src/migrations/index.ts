@@ -10,6 +10,7 @@ import createGatewayProviders from "./00005_create_gateway_providers.ts"
 import createGatewayPrompts from "./00006_create_gateway_prompts.ts"
 import createGatewayConversations from "./00007_create_gateway_conversations.ts"
 import createGatewayRequests from "./00008_create_gateway_requests.ts"
+import requestsReplacedBy from "./00009_requests_replaced_by.ts"
 
 export const migrations = Migrator.fromRecord({
   "00001_create_documents": createDocuments,
@@ -19,5 +20,6 @@ export const migrations = Migrator.fromRecord({
   "00005_create_gateway_providers": createGatewayProviders,
   "00006_create_gateway_prompts": createGatewayPrompts,
   "00007_create_gateway_conversations": createGatewayConversations,
-  "00008_create_gateway_requests": createGatewayRequests
+  "00008_create_gateway_requests": createGatewayRequests,
+  "00009_requests_replaced_by": requestsReplacedBy
 })

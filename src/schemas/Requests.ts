@@ -27,6 +27,11 @@ export class RequestBody extends Schema.Class<RequestBody>("RequestBody")({
   inputs: Schema.Array(Schema.Struct({ role: Schema.Literal("user"), content: Schema.Array(ContentItem).pipe(Schema.minItems(1)) })).pipe(Schema.minItems(1))
 }) {}
 
+/** Body of the retry endpoints: the conversation whose last answer is generated again. */
+export class RetryBody extends Schema.Class<RetryBody>("RetryBody")({
+  conversation: Schema.String
+}) {}
+
 export const RequestQuery = Schema.Struct({
   conversationId: Schema.optional(Schema.String),
   provider: Schema.optional(Schema.String),
@@ -51,6 +56,8 @@ export class LlmRequest extends Schema.Class<LlmRequest>("LlmRequest")({
   firstTokenMs: Schema.NullOr(Schema.Int),
   feedback: Schema.NullOr(Schema.Literal("GOOD", "BAD")),
   errorMessage: Schema.NullOr(Schema.String),
+  /** The request that answered this question again (a retry); such a turn leaves the conversation's history. */
+  replacedBy: Schema.NullOr(Schema.String),
   createdAt: Schema.String,
   completedAt: Schema.NullOr(Schema.String)
 }) {}

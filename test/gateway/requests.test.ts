@@ -167,4 +167,31 @@ layer(gateway, { timeout: 120_000 })("gateway requests", (it) => {
       yield* Effect.promise(() => new Promise((resolve) => setTimeout(resolve, 200)))
       expect((yield* call(`${base}/api/v1/requests/${requestId}`, { headers: alice })).json.status).toBe("STOPPED")
     }))
+
+  it.effect("retry answers the last question again (image included), without the earlier answer in the history; retry/stream streams it", () =>
+    Effect.gen(function*() {
+      const { base, fake } = yield* setup
+      yield* call(`${base}/api/v1/admin/llm/provider-conf/local`, json(alice, { id: "local", type: "openai-compatible", model: "llava", baseUrl: `${fake.url}/v1`, capabilities: { vision: true }, isDefault: true }, "PUT"))
+      fake.script({ text: "First answer." })
+      const first = (yield* call(`${base}/api/v1/requests`, json(alice, { inputs: [{ role: "user", content: [{ type: "text", value: "Describe" }, { type: "image", value: PNG_1x1 }] }] }))).json
+      const sentFirst = fake.requests.at(-1)!.body.messages
+      fake.script({ text: "Second answer." })
+      const retried = yield* call(`${base}/api/v1/requests/retry`, json(alice, { conversation: first.conversationId }))
+      expect(retried.status).toBe(201)
+      expect(retried.json).toMatchObject({ conversationId: first.conversationId, status: "COMPLETED", response: "Second answer." })
+      expect(retried.json.id).not.toBe(first.id)
+      expect((yield* call(`${base}/api/v1/requests/${first.id}`, { headers: alice })).json.replacedBy).toBe(retried.json.id)
+      // The same question, image and all, and not the answer it replaces.
+      expect(fake.requests.at(-1)!.body.messages).toEqual(sentFirst)
+
+      fake.script({ text: "Third answer.", chunks: 3 })
+      const streamed = yield* readEvents(`${base}/api/v1/requests/retry/stream`, json(alice, { conversation: first.conversationId }))
+      expect(streamed.events.filter((e) => e.event === "delta").map((e) => JSON.parse(e.data).text).join("")).toBe("Third answer.")
+      expect(fake.requests.at(-1)!.body.messages).toEqual(sentFirst)
+      expect((yield* call(`${base}/api/v1/requests?conversation=${first.conversationId}`, { headers: alice })).json.totalElements).toBe(3)
+
+      const empty = (yield* call(`${base}/api/v1/conversations`, json(alice, {}))).json
+      expectErrorBody(yield* call(`${base}/api/v1/requests/retry`, json(alice, { conversation: empty.id })), 404, "NOT_FOUND")
+      expectErrorBody(yield* call(`${base}/api/v1/requests/retry`, json(as("acme", "bob"), { conversation: first.conversationId })), 404, "NOT_FOUND")
+    }))
 })

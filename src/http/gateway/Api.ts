@@ -5,7 +5,7 @@
 import { HttpApi, HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "@effect/platform"
 import { Schema } from "effect"
 import { Conversation, ConversationCreate, ConversationListParams, Page, PageParams } from "../../schemas/Conversations.ts"
-import { LlmRequest, RequestBody, RequestQuery } from "../../schemas/Requests.ts"
+import { LlmRequest, RequestBody, RequestQuery, RetryBody } from "../../schemas/Requests.ts"
 import { GatewayErrors } from "../../schemas/GatewayErrors.ts"
 import type { ErrorShape } from "../ErrorBodies.ts"
 import { ExtraParamDescriptor, ProviderConfigInput, ProviderConfigView } from "../../schemas/LlmProviders.ts"
@@ -163,6 +163,14 @@ export class RequestsGroup extends HttpApiGroup.make("requests")
       .addSuccess(HttpApiSchema.Text({ contentType: "text/event-stream" }))
       .annotate(OpenApi.Description, "The answer as server-sent events: start, delta (text as it comes), usage, then done or error; a comment line every 15 s keeps proxies from closing the connection.")
   )
+  .add(
+    HttpApiEndpoint.post("retry", "/requests/retry")
+      .setPayload(RetryBody)
+      .setUrlParams(RequestQuery)
+      .addSuccess(LlmRequest, { status: 201 })
+      .annotate(OpenApi.Description, "Answers the conversation's last question again, as a new request (the earlier answer stays, left out of the history).")
+  )
+  .add(HttpApiEndpoint.post("retryStreaming", "/requests/retry/stream").setPayload(RetryBody).setUrlParams(RequestQuery).addSuccess(HttpApiSchema.Text({ contentType: "text/event-stream" })))
   .add(
     HttpApiEndpoint.get("list", "/requests")
       .setUrlParams(Schema.Struct({ conversation: Schema.String, ...PageParams.fields }))

@@ -10,7 +10,7 @@ import { SqlClient, SqlSchema } from "@effect/sql"
 import { Deferred, Duration, Effect, Option, Schema, Stream } from "effect"
 import { randomUUID } from "node:crypto"
 import { type ErrorBody, InternalError, NotFound } from "../../schemas/GatewayErrors.ts"
-import { LlmRequest, type RequestBody, type RequestQuery } from "../../schemas/Requests.ts"
+import { type ContentItem, LlmRequest, RequestBody, type RequestQuery } from "../../schemas/Requests.ts"
 import type { Principal } from "../../schemas/Tenancy.ts"
 import { Conversations } from "./Conversations.ts"
 import { type ChosenModel, Llm, toGatewayError } from "./Llm.ts"
@@ -52,6 +52,7 @@ const Row = Schema.Struct({
   firstTokenMs: Schema.NullOr(Schema.Int),
   feedback: Schema.NullOr(Schema.Literal("GOOD", "BAD")),
   errorMessage: Schema.NullOr(Schema.String),
+  replacedBy: Schema.NullOr(Schema.String),
   createdAt: Schema.String,
   completedAt: Schema.NullOr(Schema.String)
 })
@@ -70,6 +71,7 @@ const toRecord = (row: typeof Row.Type) =>
     firstTokenMs: row.firstTokenMs,
     feedback: row.feedback,
     errorMessage: row.errorMessage,
+    replacedBy: row.replacedBy,
     createdAt: row.createdAt,
     completedAt: row.completedAt
   })
@@ -95,7 +97,7 @@ export class Requests extends Effect.Service<Requests>()("gateway/Requests", {
 
     const iso = (column: string) => isoUtc(sql, column)
     const columns = sql`id, conversation_id, status, inputs, response, provider_id, model, input_tokens, output_tokens, latency_ms,
-      first_token_ms, feedback, error_message, ${iso("created_at")} AS created_at, ${iso("completed_at")} AS completed_at`
+      first_token_ms, feedback, error_message, replaced_by, ${iso("created_at")} AS created_at, ${iso("completed_at")} AS completed_at`
 
     const findOwn = SqlSchema.findOne({
       Request: Schema.Struct({ tenantId: Schema.String, userId: Schema.String, id: Schema.String }),
@@ -109,9 +111,10 @@ export class Requests extends Effect.Service<Requests>()("gateway/Requests", {
       )
 
     /** The earlier completed turns of a conversation, as messages. */
-    const history = (principal: Principal, conversationId: string) =>
+    const history = (principal: Principal, conversationId: string, replacing: string | undefined) =>
       sql<{ inputs: unknown; response: string }>`SELECT inputs, response FROM llm_requests
         WHERE tenant_id = ${principal.tenantId} AND conversation_id = ${conversationId} AND status IN ('COMPLETED', 'STOPPED')
+          AND replaced_by IS NULL AND id <> ${replacing ?? ""}
         ORDER BY created_at`.pipe(
         Effect.orDie,
         Effect.map((rows) =>
@@ -124,7 +127,8 @@ export class Requests extends Effect.Service<Requests>()("gateway/Requests", {
       )
 
     /** The conversation, the prompt to send and the record of the request, before anything is asked of the model. */
-    const prepare = (principal: Principal, body: RequestBody, query: RequestQuery) =>
+    /** `replacing`: the request a retry answers again, left out of the history it is sent with. */
+    const prepare = (principal: Principal, body: RequestBody, query: RequestQuery, replacing?: string) =>
       Effect.gen(function*() {
         const items = body.inputs.flatMap((input) => input.content)
         const parts: Array<Prompt.UserMessagePartEncoded> = []
@@ -146,10 +150,10 @@ export class Requests extends Effect.Service<Requests>()("gateway/Requests", {
           ? yield* conversations.create(principal, titleFrom(firstText))
           : yield* conversations.own(principal, conversationId)
         const chosen = yield* llm.choose(principal.tenantId, { providerId: query.provider, model: query.model }, items.some((i) => i.type === "image"))
-        const prompt: Array<Prompt.MessageEncoded> = [...(yield* history(principal, conversation.id)), { role: "user", content: parts }]
+        const prompt: Array<Prompt.MessageEncoded> = [...(yield* history(principal, conversation.id, replacing)), { role: "user", content: parts }]
         const id = randomUUID()
-        // What is stored of the question: its text as sent (prompts rendered), images by type only.
-        const inputs = [{ role: "user", content: parts.map((p) => (p.type === "text" ? { type: "text", text: p.text } : { type: "image", mediaType: (p as Prompt.FilePartEncoded).mediaType })) }]
+        // What is stored of the question: as sent (prompts rendered, images as base64), so that a retry can send it again.
+        const inputs = [{ role: "user", content: parts.map((p) => (p.type === "text" ? { type: "text", text: p.text } : { type: "image", mediaType: (p as Prompt.FilePartEncoded).mediaType, data: (p as Prompt.FilePartEncoded).data })) }]
         yield* sql`INSERT INTO llm_requests ${
           sql.insert({
             tenantId: principal.tenantId,
@@ -163,6 +167,9 @@ export class Requests extends Effect.Service<Requests>()("gateway/Requests", {
           })
         }`.pipe(Effect.orDie)
         yield* sql`UPDATE conversations SET updated_at = now() WHERE tenant_id = ${principal.tenantId} AND id = ${conversation.id}`.pipe(Effect.orDie)
+        if (replacing !== undefined) {
+          yield* sql`UPDATE llm_requests SET replaced_by = ${id} WHERE tenant_id = ${principal.tenantId} AND id = ${replacing}`.pipe(Effect.orDie)
+        }
         yield* Effect.forEach(used, (use) => prompts.recordUse(principal.tenantId, use.promptId, use.version), { discard: true })
         return { id, conversationId: conversation.id, prompt, chosen, needsVision: items.some((i) => i.type === "image") }
       })
@@ -181,7 +188,22 @@ export class Requests extends Effect.Service<Requests>()("gateway/Requests", {
         (stop) => Effect.sync(() => running.get(conversationId) === stop && running.delete(conversationId))
       )
 
-    return {
+    /** The last request of the conversation, as a body that asks it again (prompts already rendered). */
+    const lastRequest = (principal: Principal, conversationId: string) =>
+      Effect.gen(function*() {
+        yield* conversations.own(principal, conversationId)
+        const rows = yield* sql<{ id: string; inputs: unknown }>`SELECT id, inputs FROM llm_requests
+          WHERE tenant_id = ${principal.tenantId} AND conversation_id = ${conversationId} ORDER BY created_at DESC, id DESC LIMIT 1`.pipe(Effect.orDie)
+        const last = rows[0]
+        if (!last) return yield* new NotFound({ message: `The conversation '${conversationId}' has no request to retry` })
+        const inputs = (typeof last.inputs === "string" ? JSON.parse(last.inputs) : last.inputs) as Array<{ content: Array<{ type: string; text?: string; mediaType?: string; data?: string }> }>
+        const content = inputs.flatMap((input) => input.content).map((c): ContentItem =>
+          c.type === "text" ? { type: "text", value: c.text ?? "" } : { type: "image", value: c.data ?? "", ...(c.mediaType ? { mediaType: c.mediaType } : {}) }
+        )
+        return { replacing: last.id, body: new RequestBody({ conversation: conversationId, inputs: [{ role: "user", content }] }) }
+      })
+
+    const service = {
       get: own,
 
       list: (principal: Principal, conversationId: string, page: number, size: number) =>
@@ -212,9 +234,16 @@ export class Requests extends Effect.Service<Requests>()("gateway/Requests", {
         ),
 
       /** POST /requests: the whole answer. */
-      ask: (principal: Principal, body: RequestBody, query: RequestQuery) =>
+      /** POST /requests/retry: the conversation's last question answered again, as a new request. */
+      retry: (principal: Principal, conversationId: string, query: RequestQuery) =>
+        lastRequest(principal, conversationId).pipe(Effect.flatMap((last) => service.ask(principal, last.body, query, last.replacing))),
+
+      retryStreaming: (principal: Principal, conversationId: string, query: RequestQuery) =>
+        lastRequest(principal, conversationId).pipe(Effect.flatMap((last) => service.askStreaming(principal, last.body, query, last.replacing))),
+
+      ask: (principal: Principal, body: RequestBody, query: RequestQuery, replacing?: string) =>
         Effect.gen(function*() {
-          const prepared = yield* prepare(principal, body, query)
+          const prepared = yield* prepare(principal, body, query, replacing)
           const started = Date.now()
           yield* stoppable(prepared.conversationId, (stop) =>
             Effect.raceFirst(
@@ -240,9 +269,9 @@ export class Requests extends Effect.Service<Requests>()("gateway/Requests", {
         }),
 
       /** POST /requests/stream: server-sent events `start`, `delta`…, `usage`, `done` (or `error`); see docs/gateway-requests.md. */
-      askStreaming: (principal: Principal, body: RequestBody, query: RequestQuery) =>
+      askStreaming: (principal: Principal, body: RequestBody, query: RequestQuery, replacing?: string) =>
         Effect.gen(function*() {
-          const prepared = yield* prepare(principal, body, query)
+          const prepared = yield* prepare(principal, body, query, replacing)
           const stop = yield* Deferred.make<void>()
           running.set(prepared.conversationId, stop)
           const started = Date.now()
@@ -297,6 +326,7 @@ export class Requests extends Effect.Service<Requests>()("gateway/Requests", {
           )
         })
     }
+    return service
 
     function streamParts(chosen: ChosenModel, prompt: ReadonlyArray<Prompt.MessageEncoded>) {
       return llm.stream(chosen, prompt).pipe(Stream.mapError((error) => (error._tag === "MalformedInput" ? new InternalError({ message: error.message }) : error)))

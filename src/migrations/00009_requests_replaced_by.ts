@@ -1,0 +1,8 @@
+import { SqlClient } from "@effect/sql"
+import { Effect } from "effect"
+
+export default Effect.gen(function*() {
+  const sql = yield* SqlClient.SqlClient
+  // A retry answers a question again: the earlier request names its replacement and leaves the history.
+  yield* sql`ALTER TABLE llm_requests ADD COLUMN replaced_by text`
+})
