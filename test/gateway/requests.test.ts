@@ -115,6 +115,10 @@ layer(gateway, { timeout: 120_000 })("gateway requests", (it) => {
       expect(retried.json).toMatchObject({ status: "COMPLETED", response: "Fine now." })
       fake.script({ fail: { status: 500, times: 5 } })
       expectErrorBody(yield* call(`${base}/api/v1/requests`, ask), 500, "INTERNAL_ERROR")
+
+      // A type whose client is not in this release: the configuration exists, the operation is not supported.
+      yield* call(`${base}/api/v1/admin/llm/provider-conf`, json(alice, { id: "oa", type: "openai", model: "gpt-4o-mini", apiKey: "sk-unused-0000" }))
+      expectErrorBody(yield* call(`${base}/api/v1/requests?provider=oa`, ask), 405, "NOT_IMPLEMENTED")
     }))
 
   it.effect("streamed: start, deltas as they come, usage, done; SSE headers; the record completed", () =>

@@ -7,7 +7,7 @@
 import { AiError, LanguageModel, type Prompt } from "@effect/ai"
 import { NodeHttpClient } from "@effect/platform-node"
 import { Config, Effect, Layer, Schedule, Stream } from "effect"
-import { InternalError, LlmBadRequest, LlmCapabilityError, LlmProviderNotFound } from "../../schemas/GatewayErrors.ts"
+import { InternalError, LlmBadRequest, LlmCapabilityError, NotImplemented } from "../../schemas/GatewayErrors.ts"
 import type { ProviderConfigView } from "../../schemas/LlmProviders.ts"
 import * as ChatCompletions from "./llm/ChatCompletions.ts"
 import { ProviderConfigs } from "./ProviderConfigs.ts"
@@ -57,7 +57,7 @@ export class Llm extends Effect.Service<Llm>()("gateway/Llm", {
 
     const layerFor = (config: ProviderConfigView, apiKey: string | null, model: string) => {
       if (config.type === "openai" || config.type === "anthropic") {
-        return Effect.fail(new LlmProviderNotFound({ message: `The ${config.type} client is not available in this release; use an openai-compatible configuration` }))
+        return Effect.fail(new NotImplemented({ message: `The ${config.type} client is not available in this release; use an openai-compatible configuration` }))
       }
       const apiVersion = config.extraParams.apiVersion
       return Effect.succeed(
@@ -87,26 +87,26 @@ export class Llm extends Effect.Service<Llm>()("gateway/Llm", {
     return {
       choose,
 
-      /** The whole answer; throttling and server errors retried, then the fallback configuration tried. */
-      generate: (tenantId: string, choice: ModelChoice, prompt: Prompt.RawInput, needsVision: boolean) =>
-        Effect.gen(function*() {
-          const first = yield* choose(tenantId, choice, needsVision)
-          const attempt = (chosen: ChosenModel) =>
-            LanguageModel.generateText({ prompt, toolChoice: "none" }).pipe(
-              Effect.provide(chosen.layer),
-              Effect.retry({ schedule: retry, while: isRetryable }),
-              Effect.map((response) => ({ response, chosen }))
-            )
-          return yield* attempt(first).pipe(
-            Effect.catchAll((error) => {
-              const fallbackId = first.config.fallbackProviderId
-              if (!isRetryable(error) || fallbackId === null) return Effect.fail(toGatewayError(first.config, error))
-              return choose(tenantId, { providerId: fallbackId, model: undefined }, needsVision).pipe(
-                Effect.flatMap((fallback) => attempt(fallback).pipe(Effect.mapError((e) => toGatewayError(fallback.config, e))))
-              )
-            })
+      /**
+       * The whole answer from the chosen model; throttling and server errors retried, then the
+       * configuration's fallback tried.
+       */
+      generate: (tenantId: string, chosen: ChosenModel, prompt: Prompt.RawInput, needsVision: boolean) => {
+        const attempt = (model: ChosenModel) =>
+          LanguageModel.generateText({ prompt, toolChoice: "none" }).pipe(
+            Effect.provide(model.layer),
+            Effect.retry({ schedule: retry, while: isRetryable })
           )
-        }),
+        return attempt(chosen).pipe(
+          Effect.catchAll((error) => {
+            const fallbackId = chosen.config.fallbackProviderId
+            if (!isRetryable(error) || fallbackId === null) return Effect.fail(toGatewayError(chosen.config, error))
+            return choose(tenantId, { providerId: fallbackId, model: undefined }, needsVision).pipe(
+              Effect.flatMap((fallback) => attempt(fallback).pipe(Effect.mapError((e) => toGatewayError(fallback.config, e))))
+            )
+          })
+        )
+      },
 
       /** The answer as it is produced (no retry: parts already sent cannot be taken back). */
       stream: (chosen: ChosenModel, prompt: Prompt.RawInput) =>

@@ -247,8 +247,8 @@ export class Requests extends Effect.Service<Requests>()("gateway/Requests", {
           const started = Date.now()
           yield* stoppable(prepared.conversationId, (stop) =>
             Effect.raceFirst(
-              llm.generate(principal.tenantId, { providerId: prepared.chosen.config.id, model: prepared.chosen.model }, prepared.prompt, prepared.needsVision).pipe(
-                Effect.map(({ response }) => ({ stopped: false as const, response }))
+              llm.generate(principal.tenantId, prepared.chosen, prepared.prompt, prepared.needsVision).pipe(
+                Effect.map((response) => ({ stopped: false as const, response }))
               ),
               Deferred.await(stop).pipe(Effect.as({ stopped: true as const }))
             ).pipe(
