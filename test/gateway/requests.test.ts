@@ -6,37 +6,14 @@
  */
 import { expect, layer } from "@effect/vitest"
 import { Effect, Layer } from "effect"
-import { createParser, type EventSourceMessage } from "eventsource-parser"
 import { GatewayUrl, gatewayTestLayer } from "../../src/layers/Test.ts"
 import { defaultBackend } from "../support/backends.ts"
 import { eventually, FakeLlmServer } from "../support/fake-llm.ts"
-import { as, expectErrorBody, json } from "../support/gateway.ts"
+import { as, expectErrorBody, json, readEvents } from "../support/gateway.ts"
 import { call } from "../support/http.ts"
 
 const alice = as("acme", "alice")
 const PNG_1x1 = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg=="
-
-/** Reads an SSE answer as the events arrive; `onEvent` may stop reading by returning true. */
-const readEvents = (url: string, init: RequestInit, onEvent: (event: EventSourceMessage, all: Array<EventSourceMessage>) => boolean | void = () => {}) =>
-  Effect.promise(async () => {
-    const controller = new AbortController()
-    const response = await fetch(url, { ...init, signal: controller.signal })
-    const events: Array<EventSourceMessage> = []
-    let stop = false
-    const parser = createParser({ onEvent: (event) => {
-      events.push(event)
-      if (onEvent(event, events) === true) stop = true
-    } })
-    const reader = response.body!.getReader()
-    const decoder = new TextDecoder()
-    while (!stop) {
-      const { done, value } = await reader.read()
-      if (done) break
-      parser.feed(decoder.decode(value, { stream: true }))
-    }
-    if (stop) controller.abort()
-    return { status: response.status, headers: response.headers, events }
-  })
 
 const setup = Effect.gen(function*() {
   const base = yield* GatewayUrl
@@ -115,10 +92,6 @@ layer(gateway, { timeout: 120_000 })("gateway requests", (it) => {
       expect(retried.json).toMatchObject({ status: "COMPLETED", response: "Fine now." })
       fake.script({ fail: { status: 500, times: 5 } })
       expectErrorBody(yield* call(`${base}/api/v1/requests`, ask), 500, "INTERNAL_ERROR")
-
-      // A type whose client is not in this release: the configuration exists, the operation is not supported.
-      yield* call(`${base}/api/v1/admin/llm/provider-conf`, json(alice, { id: "oa", type: "openai", model: "gpt-4o-mini", apiKey: "sk-unused-0000" }))
-      expectErrorBody(yield* call(`${base}/api/v1/requests?provider=oa`, ask), 405, "NOT_IMPLEMENTED")
     }))
 
   it.effect("streamed: start, deltas as they come, usage, done; SSE headers; the record completed", () =>

@@ -2,9 +2,10 @@
  * A fake LLM server on loopback speaking the providers' real wire protocols, so the gateway's LLM
  * clients are tested through real HTTP. Routes are keyed by the end of the request path
  * (`/chat/completions` matches `/v1/chat/completions` and Azure's
- * `/openai/deployments/x/chat/completions`); add a protocol by adding an entry to `routes`
- * (e.g. `/responses` for OpenAI's Responses API, `/v1/messages` for Anthropic). Every route reads
- * the same script, so a test sets the answer once whatever the protocol.
+ * `/openai/deployments/x/chat/completions`): Chat Completions, OpenAI's Responses API
+ * (`/responses`) and Anthropic's Messages API (`/v1/messages`), each with its own streamed events,
+ * usage and error bodies. Every route reads the same script, so a test sets the answer once
+ * whatever the protocol.
  */
 import { Context, Effect, Layer } from "effect"
 import { createServer, type IncomingHttpHeaders, type IncomingMessage, type ServerResponse } from "node:http"
@@ -19,7 +20,7 @@ export interface FakeScript {
   readonly delayMs: number
   readonly usage: { readonly promptTokens: number; readonly completionTokens: number }
   readonly finishReason: string
-  /** The next `times` requests fail with `status` (400 carries an OpenAI-style error body). */
+  /** The next `times` requests fail with `status`, with the error body of the route's protocol. */
   readonly fail?: {
     readonly status: number
     readonly times?: number
@@ -86,8 +87,10 @@ const json = (res: ServerResponse, status: number, body: unknown) => {
   res.end(JSON.stringify(body))
 }
 
-/** The OpenAI-style error body every route answers with while a failure is scripted. */
-export const errorBody = (fail: NonNullable<FakeScript["fail"]>) => ({
+type Failure = NonNullable<FakeScript["fail"]>
+
+/** OpenAI's error body (Chat Completions and Responses). */
+const openAiError = (fail: Failure) => ({
   error: {
     message: fail.message ?? `Scripted failure with status ${fail.status}`,
     type: fail.type ?? (fail.status === 400 ? "invalid_request_error" : fail.status === 429 ? "rate_limit_exceeded" : "server_error"),
@@ -95,12 +98,29 @@ export const errorBody = (fail: NonNullable<FakeScript["fail"]>) => ({
   }
 })
 
-/** Writes one SSE event unless the client is gone; answers whether it was written. */
-export const sse = (ctx: RouteContext, data: string) => {
+/** Writes one SSE event (named when `event` is given) unless the client is gone; answers whether it was written. */
+export const sse = (ctx: RouteContext, data: string, event?: string) => {
   if (ctx.record.disconnected || ctx.res.destroyed) return false
-  ctx.res.write(`data: ${data}\n\n`)
+  ctx.res.write(`${event === undefined ? "" : `event: ${event}\n`}data: ${data}\n\n`)
   return true
 }
+
+const startEventStream = (res: ServerResponse) =>
+  res.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache", connection: "keep-alive" })
+
+/** Writes the script's text in its chunks with its pauses; answers whether every chunk was written. */
+const streamPieces = async (ctx: RouteContext, write: (piece: string, index: number) => boolean) => {
+  const pieces = splitText(ctx.script.text, ctx.script.chunks)
+  for (let i = 0; i < pieces.length; i++) {
+    if (i > 0 && ctx.script.delayMs > 0) await sleep(ctx.script.delayMs)
+    if (!write(pieces[i]!, i)) return false
+    ctx.record.chunksSent++
+  }
+  return true
+}
+
+const modelOf = (record: RecordedRequest) => (typeof record.body?.model === "string" ? record.body.model : "fake-model")
+const randomId = (prefix: string) => `${prefix}${Math.random().toString(36).slice(2, 12)}`
 
 // =============================================================================
 // Chat Completions (OpenAI, Ollama, vLLM, LM Studio, Mistral, Azure, Gemini compat)
@@ -110,7 +130,7 @@ const chatCompletions: Route = async (ctx) => {
   const { res, record, script } = ctx
   const id = `chatcmpl-fake-${Math.random().toString(36).slice(2, 10)}`
   const created = Math.floor(Date.now() / 1000)
-  const model = typeof record.body?.model === "string" ? record.body.model : "fake-model"
+  const model = modelOf(record)
   const usage = {
     prompt_tokens: script.usage.promptTokens,
     completion_tokens: script.usage.completionTokens,
@@ -128,15 +148,10 @@ const chatCompletions: Route = async (ctx) => {
     record.completed = true
     return
   }
-  res.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache", connection: "keep-alive" })
+  startEventStream(res)
   const chunk = (delta: Record<string, unknown>, finishReason: string | null) =>
     JSON.stringify({ id, object: "chat.completion.chunk", created, model, choices: [{ index: 0, delta, finish_reason: finishReason }] })
-  const pieces = splitText(script.text, script.chunks)
-  for (let i = 0; i < pieces.length; i++) {
-    if (i > 0 && script.delayMs > 0) await sleep(script.delayMs)
-    if (!sse(ctx, chunk(i === 0 ? { role: "assistant", content: pieces[i] } : { content: pieces[i] }, null))) return
-    record.chunksSent++
-  }
+  if (!(await streamPieces(ctx, (piece, i) => sse(ctx, chunk(i === 0 ? { role: "assistant", content: piece } : { content: piece }, null))))) return
   if (!sse(ctx, chunk({}, script.finishReason))) return
   if (record.body?.stream_options?.include_usage === true) {
     if (!sse(ctx, JSON.stringify({ id, object: "chat.completion.chunk", created, model, choices: [], usage }))) return
@@ -146,9 +161,141 @@ const chatCompletions: Route = async (ctx) => {
   record.completed = true
 }
 
+// =============================================================================
+// Responses API (OpenAI)
+// =============================================================================
+
+const responses: Route = async (ctx) => {
+  const { res, record, script } = ctx
+  const id = randomId("resp_")
+  const itemId = randomId("msg_")
+  const model = modelOf(record)
+  const usage = {
+    input_tokens: script.usage.promptTokens,
+    input_tokens_details: { cached_tokens: 0 },
+    output_tokens: script.usage.completionTokens,
+    output_tokens_details: { reasoning_tokens: 0 },
+    total_tokens: script.usage.promptTokens + script.usage.completionTokens
+  }
+  // "length" is the one finish reason the Responses API reports, as an incomplete response.
+  const incomplete = script.finishReason === "length"
+  const response = (status: string, output: Array<unknown>, withUsage: boolean) => ({
+    id,
+    object: "response",
+    created_at: Math.floor(Date.now() / 1000),
+    status,
+    error: null,
+    incomplete_details: incomplete && status !== "in_progress" ? { reason: "max_output_tokens" } : null,
+    instructions: null,
+    max_output_tokens: record.body?.max_output_tokens ?? null,
+    model,
+    output,
+    parallel_tool_calls: true,
+    previous_response_id: null,
+    reasoning: { effort: null, summary: null },
+    store: record.body?.store ?? true,
+    temperature: record.body?.temperature ?? 1,
+    text: { format: { type: "text" } },
+    tool_choice: record.body?.tool_choice ?? "auto",
+    tools: [],
+    top_p: record.body?.top_p ?? 1,
+    truncation: "disabled",
+    usage: withUsage ? usage : null,
+    user: null,
+    metadata: {}
+  })
+  const message = (status: string, text: string) => ({
+    type: "message",
+    id: itemId,
+    status,
+    role: "assistant",
+    content: status === "in_progress" ? [] : [{ type: "output_text", text, annotations: [] }]
+  })
+  const finalStatus = incomplete ? "incomplete" : "completed"
+  if (record.body?.stream !== true) {
+    json(res, 200, response(finalStatus, [message("completed", script.text)], true))
+    record.completed = true
+    return
+  }
+  startEventStream(res)
+  let sequence = 0
+  const event = (type: string, fields: Record<string, unknown>) => sse(ctx, JSON.stringify({ type, sequence_number: sequence++, ...fields }), type)
+  const part = (text: string) => ({ type: "output_text", text, annotations: [] })
+  if (!event("response.created", { response: response("in_progress", [], false) })) return
+  if (!event("response.in_progress", { response: response("in_progress", [], false) })) return
+  if (!event("response.output_item.added", { output_index: 0, item: message("in_progress", "") })) return
+  if (!event("response.content_part.added", { item_id: itemId, output_index: 0, content_index: 0, part: part("") })) return
+  const written = await streamPieces(ctx, (delta) => event("response.output_text.delta", { item_id: itemId, output_index: 0, content_index: 0, delta, logprobs: [] }))
+  if (!written) return
+  if (!event("response.output_text.done", { item_id: itemId, output_index: 0, content_index: 0, text: script.text, logprobs: [] })) return
+  if (!event("response.content_part.done", { item_id: itemId, output_index: 0, content_index: 0, part: part(script.text) })) return
+  if (!event("response.output_item.done", { output_index: 0, item: message("completed", script.text) })) return
+  if (!event(`response.${finalStatus}`, { response: response(finalStatus, [message("completed", script.text)], true) })) return
+  res.end()
+  record.completed = true
+}
+
+// =============================================================================
+// Messages API (Anthropic)
+// =============================================================================
+
+const anthropicStopReason = (finishReason: string) => (finishReason === "length" ? "max_tokens" : "end_turn")
+
+const messages: Route = async (ctx) => {
+  const { res, record, script } = ctx
+  const id = randomId("msg_")
+  const model = modelOf(record)
+  const stopReason = anthropicStopReason(script.finishReason)
+  const usage = { input_tokens: script.usage.promptTokens, output_tokens: script.usage.completionTokens, cache_creation_input_tokens: 0, cache_read_input_tokens: 0 }
+  const message = (content: Array<unknown>, stop: string | null, messageUsage: Record<string, number>) => ({
+    id,
+    type: "message",
+    role: "assistant",
+    model,
+    content,
+    stop_reason: stop,
+    stop_sequence: null,
+    usage: messageUsage
+  })
+  if (record.body?.stream !== true) {
+    json(res, 200, message([{ type: "text", text: script.text }], stopReason, usage))
+    record.completed = true
+    return
+  }
+  startEventStream(res)
+  const event = (type: string, fields: Record<string, unknown>) => sse(ctx, JSON.stringify({ type, ...fields }), type)
+  if (!event("message_start", { message: message([], null, { ...usage, output_tokens: 1 }) })) return
+  if (!event("content_block_start", { index: 0, content_block: { type: "text", text: "" } })) return
+  if (!event("ping", {})) return
+  const written = await streamPieces(ctx, (text) => event("content_block_delta", { index: 0, delta: { type: "text_delta", text } }))
+  if (!written) return
+  if (!event("content_block_stop", { index: 0 })) return
+  if (!event("message_delta", { delta: { stop_reason: stopReason, stop_sequence: null }, usage: { output_tokens: script.usage.completionTokens } })) return
+  if (!event("message_stop", {})) return
+  res.end()
+  record.completed = true
+}
+
+/** Anthropic's error body. */
+const anthropicError = (fail: Failure) => ({
+  type: "error",
+  error: {
+    type: fail.type ??
+      (fail.status === 400 ? "invalid_request_error" : fail.status === 401 ? "authentication_error" : fail.status === 429 ? "rate_limit_error" : fail.status === 529 ? "overloaded_error" : "api_error"),
+    message: fail.message ?? `Scripted failure with status ${fail.status}`
+  }
+})
+
+interface Protocol {
+  readonly answer: Route
+  readonly error: (fail: Failure) => unknown
+}
+
 /** Keyed by the end of the path. */
-export const routes: Record<string, Route> = {
-  "/chat/completions": chatCompletions
+export const routes: Record<string, Protocol> = {
+  "/chat/completions": { answer: chatCompletions, error: openAiError },
+  "/responses": { answer: responses, error: openAiError },
+  "/v1/messages": { answer: messages, error: anthropicError }
 }
 
 // =============================================================================
@@ -171,10 +318,10 @@ export const startFakeLlm = async (): Promise<FakeLlm> => {
       // keep the raw text
     }
     const url = new URL(req.url ?? "/", "http://fake")
-    const route = Object.entries(routes).find(([suffix]) => url.pathname.endsWith(suffix))?.[1]
+    const protocol = Object.entries(routes).find(([suffix]) => url.pathname.endsWith(suffix))?.[1]
     const fail = current.fail !== undefined && failuresLeft > 0 ? current.fail : undefined
     if (fail) failuresLeft--
-    const status = route === undefined ? 404 : fail?.status ?? 200
+    const status = protocol === undefined ? 404 : fail?.status ?? 200
     const record: RecordedRequest = {
       method: req.method ?? "GET",
       path: url.pathname,
@@ -190,17 +337,17 @@ export const startFakeLlm = async (): Promise<FakeLlm> => {
     res.on("close", () => {
       if (!res.writableFinished) record.disconnected = true
     })
-    if (route === undefined) {
+    if (protocol === undefined) {
       json(res, 404, { error: { message: `No route for ${url.pathname}`, type: "not_found", code: null } })
       return
     }
     if (fail) {
-      json(res, fail.status, errorBody(fail))
+      json(res, fail.status, protocol.error(fail))
       record.completed = true
       return
     }
     try {
-      await route({ req, res, record, script: current })
+      await protocol.answer({ req, res, record, script: current })
     } catch (error) {
       if (!res.headersSent) json(res, 500, { error: { message: String(error), type: "server_error", code: null } })
       else res.destroy()

@@ -1,8 +1,10 @@
 /**
- * Calls to the gateway as a client makes them: trusted identity headers, JSON bodies, and the
- * spec's error body checked exactly.
+ * Calls to the gateway as a client makes them: trusted identity headers, JSON bodies, SSE answers
+ * read with eventsource-parser, and the spec's error body checked exactly.
  */
 import { expect } from "@effect/vitest"
+import { Effect } from "effect"
+import { createParser, type EventSourceMessage } from "eventsource-parser"
 
 /** Trusted headers for a tenant, a user and (comma-separated) roles. */
 export const as = (tenant: string, user: string, roles = "") => ({ "x-tenant-id": tenant, "x-user-id": user, ...(roles ? { "x-user-roles": roles } : {}) })
@@ -20,3 +22,25 @@ export const expectErrorBody = (reply: { status: number; json: any }, status: nu
   expect(reply.json).toMatchObject({ code, status })
   expect(reply.json.message.length).toBeGreaterThan(5)
 }
+
+/** Reads an SSE answer as the events arrive; `onEvent` may stop reading by returning true. */
+export const readEvents = (url: string, init: RequestInit, onEvent: (event: EventSourceMessage, all: Array<EventSourceMessage>) => boolean | void = () => {}) =>
+  Effect.promise(async () => {
+    const controller = new AbortController()
+    const response = await fetch(url, { ...init, signal: controller.signal })
+    const events: Array<EventSourceMessage> = []
+    let stop = false
+    const parser = createParser({ onEvent: (event) => {
+      events.push(event)
+      if (onEvent(event, events) === true) stop = true
+    } })
+    const reader = response.body!.getReader()
+    const decoder = new TextDecoder()
+    while (!stop) {
+      const { done, value } = await reader.read()
+      if (done) break
+      parser.feed(decoder.decode(value, { stream: true }))
+    }
+    if (stop) controller.abort()
+    return { status: response.status, headers: response.headers, events }
+  })

@@ -5,9 +5,12 @@
  * backoff), and a configuration with a fallback hands over to it once its retries are spent.
  */
 import { AiError, LanguageModel, type Prompt } from "@effect/ai"
+import { AnthropicClient, AnthropicLanguageModel } from "@effect/ai-anthropic"
+import { OpenAiClient, OpenAiLanguageModel } from "@effect/ai-openai"
+import { HttpClient, HttpClientRequest } from "@effect/platform"
 import { NodeHttpClient } from "@effect/platform-node"
-import { Config, Effect, Layer, Schedule, Stream } from "effect"
-import { InternalError, LlmBadRequest, LlmCapabilityError, NotImplemented } from "../../schemas/GatewayErrors.ts"
+import { Config, Effect, Layer, Redacted, Schedule, Stream } from "effect"
+import { InternalError, LlmBadRequest, LlmCapabilityError } from "../../schemas/GatewayErrors.ts"
 import type { ProviderConfigView } from "../../schemas/LlmProviders.ts"
 import * as ChatCompletions from "./llm/ChatCompletions.ts"
 import { ProviderConfigs } from "./ProviderConfigs.ts"
@@ -55,23 +58,63 @@ export class Llm extends Effect.Service<Llm>()("gateway/Llm", {
     const settings = yield* LlmConfig
     const retry = Schedule.exponential(settings.retryBaseDelay).pipe(Schedule.intersect(Schedule.recurs(settings.retries)))
 
-    const layerFor = (config: ProviderConfigView, apiKey: string | null, model: string) => {
-      if (config.type === "openai" || config.type === "anthropic") {
-        return Effect.fail(new NotImplemented({ message: `The ${config.type} client is not available in this release; use an openai-compatible configuration` }))
+    const layerFor = (config: ProviderConfigView, apiKey: string | null, model: string): Layer.Layer<LanguageModel.LanguageModel> => {
+      const temperature = numberParam(config, "temperature")
+      const topP = numberParam(config, "topP")
+      const maxTokens = numberParam(config, "maxTokens")
+      const key = apiKey ? { apiKey: Redacted.make(apiKey) } : {}
+      const baseUrl = config.baseUrl ?? undefined
+      // Extra headers of the configuration (a proxy's or gateway's own) go on every request.
+      const transformClient = (client: HttpClient.HttpClient) => client.pipe(HttpClient.mapRequest(HttpClientRequest.setHeaders(config.headers)))
+      switch (config.type) {
+        case "openai": {
+          const organization = config.extraParams.organization
+          return OpenAiLanguageModel.layer({
+            model,
+            config: {
+              ...(temperature !== undefined ? { temperature } : {}),
+              ...(topP !== undefined ? { top_p: topP } : {}),
+              ...(maxTokens !== undefined ? { max_output_tokens: maxTokens } : {}),
+              // The gateway keeps the conversation itself; nothing is left at OpenAI.
+              store: false
+            }
+          }).pipe(
+            Layer.provide(OpenAiClient.layer({
+              ...key,
+              ...(baseUrl ? { apiUrl: baseUrl } : {}),
+              ...(typeof organization === "string" ? { organizationId: Redacted.make(organization) } : {}),
+              transformClient
+            })),
+            Layer.provide(NodeHttpClient.layer)
+          )
+        }
+        case "anthropic":
+          return AnthropicLanguageModel.layer({
+            model,
+            config: {
+              max_tokens: maxTokens ?? 4096,
+              ...(temperature !== undefined ? { temperature } : {}),
+              ...(topP !== undefined ? { top_p: topP } : {})
+            }
+          }).pipe(
+            Layer.provide(AnthropicClient.layer({ ...key, ...(baseUrl ? { apiUrl: baseUrl } : {}), transformClient })),
+            Layer.provide(NodeHttpClient.layer)
+          )
+        case "gemini":
+        case "openai-compatible": {
+          const apiVersion = config.extraParams.apiVersion
+          return ChatCompletions.layer({
+            baseUrl: baseUrl ?? GEMINI_URL,
+            model,
+            ...(apiKey ? { apiKey } : {}),
+            headers: config.headers,
+            ...(typeof apiVersion === "string" ? { query: { "api-version": apiVersion } } : {}),
+            ...(temperature !== undefined ? { temperature } : {}),
+            ...(topP !== undefined ? { topP } : {}),
+            ...(maxTokens !== undefined ? { maxTokens } : {})
+          }).pipe(Layer.provide(NodeHttpClient.layer))
+        }
       }
-      const apiVersion = config.extraParams.apiVersion
-      return Effect.succeed(
-        ChatCompletions.layer({
-          baseUrl: config.baseUrl ?? GEMINI_URL,
-          model,
-          ...(apiKey ? { apiKey } : {}),
-          headers: config.headers,
-          ...(typeof apiVersion === "string" ? { query: { "api-version": apiVersion } } : {}),
-          ...(numberParam(config, "temperature") !== undefined ? { temperature: numberParam(config, "temperature")! } : {}),
-          ...(numberParam(config, "topP") !== undefined ? { topP: numberParam(config, "topP")! } : {}),
-          ...(numberParam(config, "maxTokens") !== undefined ? { maxTokens: numberParam(config, "maxTokens")! } : {})
-        }).pipe(Layer.provide(NodeHttpClient.layer))
-      )
     }
 
     const choose = (tenantId: string, choice: ModelChoice, needsVision: boolean) =>
@@ -81,7 +124,7 @@ export class Llm extends Effect.Service<Llm>()("gateway/Llm", {
           return yield* new LlmCapabilityError({ message: `The model of ${config.id} does not take images (its configuration does not declare vision)` })
         }
         const model = choice.model ?? config.model
-        return { config, model, layer: yield* layerFor(config, apiKey, model) } satisfies ChosenModel
+        return { config, model, layer: layerFor(config, apiKey, model) } satisfies ChosenModel
       })
 
     return {

@@ -132,28 +132,36 @@ export class Requests extends Effect.Service<Requests>()("gateway/Requests", {
       Effect.gen(function*() {
         const items = body.inputs.flatMap((input) => input.content)
         const parts: Array<Prompt.UserMessagePartEncoded> = []
+        // What is stored of the question: as sent (prompts rendered, images as base64), so that a retry can send it again.
+        const asked: Array<{ type: "text"; text: string } | { type: "image"; mediaType: string; data: string }> = []
         const used: Array<{ readonly promptId: string; readonly version: number }> = []
         for (const item of items) {
-          if (item.type === "text") parts.push({ type: "text", text: item.value })
-          else if (item.type === "prompt") {
-            const rendered = yield* prompts.renderForRequest(principal.tenantId, item.value, item.version, item.payload ?? {}, { tenantId: principal.tenantId, userId: principal.userId })
-            parts.push({ type: "text", text: rendered.text })
-            used.push({ promptId: item.value, version: rendered.version })
-          } else {
+          if (item.type === "image") {
             const data = item.value.replace(/^data:[^,]*,/, "")
-            parts.push({ type: "file", mediaType: item.mediaType ?? imageType(data), data })
+            const mediaType = item.mediaType ?? imageType(data)
+            // Bytes, not base64 text: some clients (OpenAI's) read a string as a file ID.
+            parts.push({ type: "file", mediaType, data: Buffer.from(data, "base64") })
+            asked.push({ type: "image", mediaType, data })
+            continue
           }
+          let text = item.value
+          if (item.type === "prompt") {
+            const rendered = yield* prompts.renderForRequest(principal.tenantId, item.value, item.version, item.payload ?? {}, { tenantId: principal.tenantId, userId: principal.userId })
+            used.push({ promptId: item.value, version: rendered.version })
+            text = rendered.text
+          }
+          parts.push({ type: "text", text })
+          asked.push({ type: "text", text })
         }
         const conversationId = body.conversation ?? query.conversationId
-        const firstText = parts.find((p): p is Prompt.TextPartEncoded => p.type === "text")?.text ?? ""
+        const firstText = asked.find((p) => p.type === "text")?.text ?? ""
         const conversation = conversationId === undefined
           ? yield* conversations.create(principal, titleFrom(firstText))
           : yield* conversations.own(principal, conversationId)
         const chosen = yield* llm.choose(principal.tenantId, { providerId: query.provider, model: query.model }, items.some((i) => i.type === "image"))
         const prompt: Array<Prompt.MessageEncoded> = [...(yield* history(principal, conversation.id, replacing)), { role: "user", content: parts }]
         const id = randomUUID()
-        // What is stored of the question: as sent (prompts rendered, images as base64), so that a retry can send it again.
-        const inputs = [{ role: "user", content: parts.map((p) => (p.type === "text" ? { type: "text", text: p.text } : { type: "image", mediaType: (p as Prompt.FilePartEncoded).mediaType, data: (p as Prompt.FilePartEncoded).data })) }]
+        const inputs = [{ role: "user", content: asked }]
         yield* sql`INSERT INTO llm_requests ${
           sql.insert({
             tenantId: principal.tenantId,
