@@ -6,6 +6,7 @@ import { HttpApiBuilder, HttpApiSwagger, HttpMiddleware } from "@effect/platform
 import { Layer } from "effect"
 import { errorBodies } from "../http/ErrorBodies.ts"
 import { ActuatorHttpLive } from "../http/gateway/ActuatorHttp.ts"
+import { AdminActivityHttpLive } from "../http/gateway/AdminActivityHttp.ts"
 import { AdminLlmHttpLive } from "../http/gateway/AdminLlmHttp.ts"
 import { GatewayApi, gatewayErrorShape } from "../http/gateway/Api.ts"
 import { AdminAuthenticationLive, UserAuthenticationLive } from "../http/gateway/Authentication.ts"
@@ -21,17 +22,18 @@ import { ProviderConfigs } from "../services/gateway/ProviderConfigs.ts"
 import { Secrets } from "../services/gateway/Secrets.ts"
 import { Templates } from "../services/gateway/Templates.ts"
 import { Requests } from "../services/gateway/Requests.ts"
+import { Statistics } from "../services/gateway/Statistics.ts"
 import { Tenancy } from "../services/gateway/Tenancy.ts"
 import { listen } from "./Listen.ts"
 
 /** Every service of the gateway, on the process's infrastructure (InfrastructureLive). */
-export const GatewayServicesLive = Layer.mergeAll(Requests.Default, Actuator.Default, UserAuthenticationLive, AdminAuthenticationLive).pipe(
+export const GatewayServicesLive = Layer.mergeAll(Requests.Default, Statistics.Default, Actuator.Default, UserAuthenticationLive, AdminAuthenticationLive).pipe(
   Layer.provideMerge(Layer.mergeAll(Llm.Default, Prompts.DefaultWithoutDependencies, Conversations.Default)),
   Layer.provideMerge(ProviderConfigs.Default),
   Layer.provideMerge(Layer.mergeAll(Tenancy.Default, Secrets.Default, LogLevels.Default, Templates.Default))
 )
 
-const GatewayRoutesLive = HttpApiBuilder.api(GatewayApi).pipe(Layer.provide([ActuatorHttpLive, UsersHttpLive, AdminLlmHttpLive, AdminPromptsHttpLive, AdminTemplatingHttpLive, PromptsHttpLive, ConversationsHttpLive, RequestsHttpLive]))
+const GatewayRoutesLive = HttpApiBuilder.api(GatewayApi).pipe(Layer.provide([ActuatorHttpLive, UsersHttpLive, AdminLlmHttpLive, AdminPromptsHttpLive, AdminTemplatingHttpLive, PromptsHttpLive, ConversationsHttpLive, RequestsHttpLive, AdminActivityHttpLive]))
 
 /** The gateway's HTTP application, without server or services (tests serve it on an ephemeral port). */
 export const GatewayApp = HttpApiBuilder.serve((app) => HttpMiddleware.logger(errorBodies(gatewayErrorShape)(app))).pipe(

@@ -11,6 +11,7 @@ import createGatewayPrompts from "./00006_create_gateway_prompts.ts"
 import createGatewayConversations from "./00007_create_gateway_conversations.ts"
 import createGatewayRequests from "./00008_create_gateway_requests.ts"
 import requestsReplacedBy from "./00009_requests_replaced_by.ts"
+import gatewayStatistics from "./00010_gateway_statistics.ts"
 
 export const migrations = Migrator.fromRecord({
   "00001_create_documents": createDocuments,
@@ -21,5 +22,6 @@ export const migrations = Migrator.fromRecord({
   "00006_create_gateway_prompts": createGatewayPrompts,
   "00007_create_gateway_conversations": createGatewayConversations,
   "00008_create_gateway_requests": createGatewayRequests,
-  "00009_requests_replaced_by": requestsReplacedBy
+  "00009_requests_replaced_by": requestsReplacedBy,
+  "00010_gateway_statistics": gatewayStatistics
 })

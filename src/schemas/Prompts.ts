@@ -39,7 +39,9 @@ const contentFields = {
   /** Quick Prompt category. */
   category: Schema.optional(Schema.NullOr(Text)),
   quickPrompt: Schema.optional(Schema.NullOr(QuickPrompt)),
-  llm: Schema.optional(Schema.NullOr(PromptLlm))
+  llm: Schema.optional(Schema.NullOr(PromptLlm)),
+  /** Estimated seconds of work one use of this version saves (the "time saved" statistics). */
+  timeSavedSeconds: Schema.optional(Schema.NullOr(Schema.Int.pipe(Schema.between(0, 86_400))))
 }
 
 /** Body of POST /admin/prompts: the prompt and its version v0 (created published). */
@@ -77,6 +79,7 @@ export class PromptVersion extends Schema.Class<PromptVersion>("PromptVersion")(
   category: Schema.NullOr(Schema.String),
   quickPrompt: Schema.NullOr(QuickPrompt),
   llm: PromptLlm,
+  timeSavedSeconds: Schema.NullOr(Schema.Int),
   createdAt: Schema.String,
   updatedAt: Schema.String,
   publishedAt: Schema.NullOr(Schema.String)

@@ -24,6 +24,19 @@ import {
   VersionStatistics,
   VersionUpdate
 } from "../../schemas/Prompts.ts"
+import {
+  FeatureAdoption,
+  GlobalStatistics,
+  ModelUsage,
+  PromptTimeSaved,
+  Timeseries,
+  TimeseriesParams,
+  TimeWindow,
+  TopPromptsParams,
+  UserActivity,
+  UserDetailsParams,
+  UserStatistics
+} from "../../schemas/Statistics.ts"
 import { UserDetails } from "../../schemas/Tenancy.ts"
 import { AdminAuthentication, UserAuthentication } from "./Authentication.ts"
 
@@ -188,6 +201,41 @@ export class RequestsGroup extends HttpApiGroup.make("requests")
   .prefix("/api/v1")
 {}
 
+/** Admin views of the tenant's activity: any user's conversations and requests, and the statistics. */
+export class AdminActivityGroup extends HttpApiGroup.make("adminActivity")
+  .add(
+    HttpApiEndpoint.get("userStatistics", "/users/statistics")
+      .setUrlParams(PageParams)
+      .addSuccess(Page(UserStatistics))
+      .annotate(OpenApi.Description, "Every user of the tenant with their figures, most recently active first.")
+  )
+  .add(HttpApiEndpoint.get("userDetails", "/users/details").setUrlParams(UserDetailsParams).addSuccess(UserActivity))
+  .add(
+    HttpApiEndpoint.get("conversations", "/conversations")
+      .setUrlParams(Schema.Struct({ ...ConversationListParams.fields, userId: Schema.optional(Schema.String) }))
+      .addSuccess(Page(Conversation))
+      .annotate(OpenApi.Description, "All conversations of the tenant (or of userId), most recently active first; search in titles.")
+  )
+  .add(HttpApiEndpoint.get("conversation")`/conversations/${conversationId}`.addSuccess(Conversation))
+  .add(HttpApiEndpoint.del("removeConversation")`/conversations/${conversationId}`.addSuccess(NoContent))
+  .add(
+    HttpApiEndpoint.get("requests", "/requests")
+      .setUrlParams(Schema.Struct({ conversation: Schema.optional(Schema.String), userId: Schema.optional(Schema.String), ...PageParams.fields }))
+      .addSuccess(Page(LlmRequest))
+      .annotate(OpenApi.Description, "Requests of the tenant newest first, or of one conversation oldest first.")
+  )
+  .add(HttpApiEndpoint.get("request")`/requests/${requestId}`.addSuccess(LlmRequest))
+  .add(HttpApiEndpoint.del("removeRequest")`/requests/${requestId}`.addSuccess(NoContent))
+  .add(HttpApiEndpoint.get("global", "/stats/global").setUrlParams(TimeWindow).addSuccess(GlobalStatistics))
+  .add(HttpApiEndpoint.get("timeseries", "/stats/timeseries").setUrlParams(TimeseriesParams).addSuccess(Timeseries))
+  .add(HttpApiEndpoint.get("llmDistribution", "/stats/llm-distribution").setUrlParams(TimeWindow).addSuccess(Schema.Array(ModelUsage)))
+  .add(HttpApiEndpoint.get("featureAdoption", "/stats/feature-adoption").setUrlParams(TimeWindow).addSuccess(FeatureAdoption))
+  .add(HttpApiEndpoint.get("topPromptsTimeSaved", "/stats/top-prompts-time-saved").setUrlParams(TopPromptsParams).addSuccess(Schema.Array(PromptTimeSaved)))
+  .addError(GatewayErrors.NotFound)
+  .middleware(AdminAuthentication)
+  .prefix("/api/v1/admin")
+{}
+
 export class GatewayApi extends HttpApi.make("gateway")
   .add(ActuatorGroup)
   .add(UsersGroup)
@@ -197,6 +245,7 @@ export class GatewayApi extends HttpApi.make("gateway")
   .add(PromptsGroup)
   .add(ConversationsGroup)
   .add(RequestsGroup)
+  .add(AdminActivityGroup)
   .addError(GatewayErrors.BadRequest)
   .addError(GatewayErrors.InternalError)
   .annotate(OpenApi.Title, "AI gateway")

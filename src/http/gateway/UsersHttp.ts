@@ -1,16 +1,29 @@
 import { HttpApiBuilder } from "@effect/platform"
 import { Effect } from "effect"
 import { CurrentPrincipal, UserDetails } from "../../schemas/Tenancy.ts"
+import { Statistics } from "../../services/gateway/Statistics.ts"
 import { Tenancy } from "../../services/gateway/Tenancy.ts"
 import { GatewayApi } from "./Api.ts"
 
 export const UsersHttpLive = HttpApiBuilder.group(GatewayApi, "users", (handlers) =>
   Effect.gen(function*() {
     const tenancy = yield* Tenancy
+    const statistics = yield* Statistics
     return handlers.handle("details", () =>
       CurrentPrincipal.pipe(
-        Effect.map((principal) =>
-          new UserDetails({ tenantId: principal.tenantId, userId: principal.userId, roles: principal.roles, admin: principal.isAdmin, authentication: tenancy.mode })
+        Effect.flatMap((principal) =>
+          statistics.user(principal.tenantId, principal.userId).pipe(
+            Effect.map((figures) =>
+              new UserDetails({
+                tenantId: principal.tenantId,
+                userId: principal.userId,
+                roles: principal.roles,
+                admin: principal.isAdmin,
+                authentication: tenancy.mode,
+                statistics: figures
+              })
+            )
+          )
         )
       ))
   }))

@@ -1,14 +1,14 @@
 /**
- * Conversations, each owned by one user of one tenant: every statement filters by both, so a user
- * sees only their own (admin views, later, filter by tenant only).
+ * Conversations, each owned by one user of one tenant: every statement filters by the caller's
+ * reach, so a user sees only their own and an admin view the whole tenant's.
  */
 import { SqlClient, SqlSchema } from "@effect/sql"
 import { Effect, Option, Schema } from "effect"
 import { randomUUID } from "node:crypto"
 import { Conversation, type PageParams } from "../../schemas/Conversations.ts"
 import { NotFound } from "../../schemas/GatewayErrors.ts"
-import type { Principal } from "../../schemas/Tenancy.ts"
-import { isoUtc, pageOf } from "../sql/Fragments.ts"
+import type { Principal, Reach } from "../../schemas/Tenancy.ts"
+import { isoUtc, pageOf, reachFilter } from "../sql/Fragments.ts"
 
 const ConversationRow = Schema.Struct({
   id: Schema.String,
@@ -25,14 +25,15 @@ export class Conversations extends Effect.Service<Conversations>()("gateway/Conv
     const columns = sql`id, title, user_id, ${iso("created_at")} AS created_at, ${iso("updated_at")} AS updated_at`
     const toConversation = (row: typeof ConversationRow.Type) => new Conversation(row)
 
-    const findOwn = SqlSchema.findOne({
-      Request: Schema.Struct({ tenantId: Schema.String, userId: Schema.String, id: Schema.String }),
+    const find = SqlSchema.findOne({
+      Request: Schema.Struct({ tenantId: Schema.String, userId: Schema.optional(Schema.String), id: Schema.String }),
       Result: ConversationRow,
-      execute: ({ id, tenantId, userId }) => sql`SELECT ${columns} FROM conversations WHERE tenant_id = ${tenantId} AND user_id = ${userId} AND id = ${id}`
+      execute: ({ id, ...reach }) => sql`SELECT ${columns} FROM conversations WHERE ${reachFilter(sql, reach)} AND id = ${id}`
     })
 
-    const own = (principal: Principal, id: string) =>
-      findOwn({ tenantId: principal.tenantId, userId: principal.userId, id }).pipe(
+    /** The conversation if the reach covers it; NOT_FOUND otherwise (another user's is not revealed). */
+    const own = (reach: Reach, id: string) =>
+      find({ tenantId: reach.tenantId, userId: reach.userId, id }).pipe(
         Effect.orDie,
         Effect.flatMap(Option.match({
           onNone: () => Effect.fail(new NotFound({ message: `No conversation '${id}'` })),
@@ -50,11 +51,11 @@ export class Conversations extends Effect.Service<Conversations>()("gateway/Conv
           return yield* own(principal, id)
         }),
 
-      list: (principal: Principal, params: PageParams & { readonly search?: string | undefined }) =>
+      /** Most recently active first; `search` in titles. */
+      list: (reach: Reach, params: PageParams & { readonly search?: string | undefined }) =>
         Effect.gen(function*() {
           const pattern = params.search ? `%${params.search.replace(/[\\%_]/g, (c) => `\\${c}`)}%` : null
-          const filter = sql`tenant_id = ${principal.tenantId} AND user_id = ${principal.userId}
-            AND (${pattern}::text IS NULL OR title ILIKE ${pattern})`
+          const filter = sql`${reachFilter(sql, reach)} AND (${pattern}::text IS NULL OR title ILIKE ${pattern})`
           const [{ total }] = yield* sql<{ total: number }>`SELECT count(*)::int AS total FROM conversations WHERE ${filter}`.pipe(Effect.orDie) as Effect.Effect<ReadonlyArray<{ total: number }>>
           const rows = yield* sql`SELECT ${columns} FROM conversations WHERE ${filter}
             ORDER BY updated_at DESC, id LIMIT ${params.size} OFFSET ${params.page * params.size}`.pipe(
@@ -64,9 +65,9 @@ export class Conversations extends Effect.Service<Conversations>()("gateway/Conv
           return pageOf(rows.map(toConversation), params.page, params.size, total)
         }),
 
-      remove: (principal: Principal, id: string) =>
-        own(principal, id).pipe(
-          Effect.zipRight(sql`DELETE FROM conversations WHERE tenant_id = ${principal.tenantId} AND user_id = ${principal.userId} AND id = ${id}`.pipe(Effect.orDie)),
+      remove: (reach: Reach, id: string) =>
+        own(reach, id).pipe(
+          Effect.zipRight(sql`DELETE FROM conversations WHERE ${reachFilter(sql, reach)} AND id = ${id}`.pipe(Effect.orDie)),
           Effect.asVoid
         )
     }

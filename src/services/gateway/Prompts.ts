@@ -47,6 +47,7 @@ class VersionRow extends Schema.Class<VersionRow>("VersionRow")({
   category: Schema.NullOr(Schema.String),
   quickPrompt: Schema.NullOr(JsonObject),
   llm: JsonObject,
+  timeSavedSeconds: Schema.NullOr(Schema.Number),
   createdAt: Schema.String,
   updatedAt: Schema.String,
   publishedAt: Schema.NullOr(Schema.String)
@@ -72,6 +73,7 @@ const versionOf = (row: VersionRow) =>
     category: row.category,
     quickPrompt: row.quickPrompt === null ? null : decodeQuickPrompt(row.quickPrompt),
     llm: decodeLlm(row.llm),
+    timeSavedSeconds: row.timeSavedSeconds,
     createdAt: row.createdAt,
     updatedAt: row.updatedAt,
     publishedAt: row.publishedAt
@@ -85,6 +87,7 @@ interface Content {
   readonly category: string | null
   readonly quickPrompt: QuickPrompt | null
   readonly llm: PromptLlm
+  readonly timeSavedSeconds: number | null
 }
 
 const contentOf = (version: PromptVersion): Content => ({
@@ -93,7 +96,8 @@ const contentOf = (version: PromptVersion): Content => ({
   description: version.description,
   category: version.category,
   quickPrompt: version.quickPrompt,
-  llm: version.llm
+  llm: version.llm,
+  timeSavedSeconds: version.timeSavedSeconds
 })
 
 /** The content given in a body over `base`: an omitted field is kept, `null` clears it. */
@@ -103,7 +107,8 @@ const merge = (base: Content, input: DraftCreate | VersionUpdate | PromptCreate)
   description: input.description === undefined ? base.description : input.description,
   category: input.category === undefined ? base.category : input.category,
   quickPrompt: input.quickPrompt === undefined ? base.quickPrompt : input.quickPrompt,
-  llm: input.llm === undefined ? base.llm : input.llm ?? new PromptLlm({})
+  llm: input.llm === undefined ? base.llm : input.llm ?? new PromptLlm({}),
+  timeSavedSeconds: input.timeSavedSeconds === undefined ? base.timeSavedSeconds : input.timeSavedSeconds
 })
 
 const columns = (content: Content) => ({
@@ -112,7 +117,8 @@ const columns = (content: Content) => ({
   description: content.description,
   category: content.category,
   quickPrompt: content.quickPrompt === null ? null : JSON.stringify(content.quickPrompt),
-  llm: JSON.stringify(content.llm)
+  llm: JSON.stringify(content.llm),
+  timeSavedSeconds: content.timeSavedSeconds
 })
 
 const notFound = (id: string) => new NotFound({ message: `No prompt '${id}'` })
@@ -126,7 +132,7 @@ export class Prompts extends Effect.Service<Prompts>()("gateway/Prompts", {
     const templates = yield* Templates
     const iso = (column: string) => isoUtc(sql, column)
     const promptColumns = sql`id, base, ${iso("created_at")} AS created_at, ${iso("updated_at")} AS updated_at`
-    const versionColumns = sql`prompt_id, version, state, template, name, description, category, quick_prompt, llm,
+    const versionColumns = sql`prompt_id, version, state, template, name, description, category, quick_prompt, llm, time_saved_seconds,
       ${iso("created_at")} AS created_at, ${iso("updated_at")} AS updated_at,
       CASE WHEN published_at IS NULL THEN NULL ELSE ${iso("published_at")} END AS published_at`
 
@@ -260,7 +266,7 @@ export class Prompts extends Effect.Service<Prompts>()("gateway/Prompts", {
             return yield* new Conflict({ message: `A prompt '${input.id}' already exists` })
           }
           yield* sql`INSERT INTO prompts ${sql.insert({ tenantId, id: input.id, base: input.base ?? false })}`.pipe(Effect.orDie)
-          const content = merge({ template: input.template, name: null, description: null, category: null, quickPrompt: null, llm: new PromptLlm({}) }, input)
+          const content = merge({ template: input.template, name: null, description: null, category: null, quickPrompt: null, llm: new PromptLlm({}), timeSavedSeconds: null }, input)
           yield* sql`INSERT INTO prompt_versions ${sql.insert({ tenantId, promptId: input.id, version: 0, state: "published", ...columns(content) })}`.pipe(
             Effect.zipRight(sql`UPDATE prompt_versions SET published_at = created_at WHERE tenant_id = ${tenantId} AND prompt_id = ${input.id}`),
             Effect.orDie

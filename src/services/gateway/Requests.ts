@@ -11,11 +11,11 @@ import { Deferred, Duration, Effect, Option, Schema, Stream } from "effect"
 import { randomUUID } from "node:crypto"
 import { type ErrorBody, InternalError, NotFound } from "../../schemas/GatewayErrors.ts"
 import { type ContentItem, LlmRequest, RequestBody, type RequestQuery } from "../../schemas/Requests.ts"
-import type { Principal } from "../../schemas/Tenancy.ts"
+import type { Principal, Reach } from "../../schemas/Tenancy.ts"
 import { Conversations } from "./Conversations.ts"
 import { type ChosenModel, Llm, toGatewayError } from "./Llm.ts"
 import { Prompts } from "./Prompts.ts"
-import { isoUtc, pageOf } from "../sql/Fragments.ts"
+import { isoUtc, pageOf, reachFilter } from "../sql/Fragments.ts"
 
 /** SSE comment lines sent while waiting, so that proxies keep the connection open. */
 const HEARTBEAT = Duration.seconds(15)
@@ -99,13 +99,14 @@ export class Requests extends Effect.Service<Requests>()("gateway/Requests", {
     const columns = sql`id, conversation_id, status, inputs, response, provider_id, model, input_tokens, output_tokens, latency_ms,
       first_token_ms, feedback, error_message, replaced_by, ${iso("created_at")} AS created_at, ${iso("completed_at")} AS completed_at`
 
-    const findOwn = SqlSchema.findOne({
-      Request: Schema.Struct({ tenantId: Schema.String, userId: Schema.String, id: Schema.String }),
+    const find = SqlSchema.findOne({
+      Request: Schema.Struct({ tenantId: Schema.String, userId: Schema.optional(Schema.String), id: Schema.String }),
       Result: Row,
-      execute: ({ id, tenantId, userId }) => sql`SELECT ${columns} FROM llm_requests WHERE tenant_id = ${tenantId} AND user_id = ${userId} AND id = ${id}`
+      execute: ({ id, ...reach }) => sql`SELECT ${columns} FROM llm_requests WHERE ${reachFilter(sql, reach)} AND id = ${id}`
     })
-    const own = (principal: Principal, id: string) =>
-      findOwn({ tenantId: principal.tenantId, userId: principal.userId, id }).pipe(
+    /** The request if the reach covers it; NOT_FOUND otherwise. */
+    const own = (reach: Reach, id: string) =>
+      find({ tenantId: reach.tenantId, userId: reach.userId, id }).pipe(
         Effect.orDie,
         Effect.flatMap(Option.match({ onNone: () => Effect.fail(new NotFound({ message: `No request '${id}'` })), onSome: (row) => Effect.succeed(toRecord(row)) }))
       )
@@ -128,7 +129,7 @@ export class Requests extends Effect.Service<Requests>()("gateway/Requests", {
 
     /** The conversation, the prompt to send and the record of the request, before anything is asked of the model. */
     /** `replacing`: the request a retry answers again, left out of the history it is sent with. */
-    const prepare = (principal: Principal, body: RequestBody, query: RequestQuery, replacing?: string) =>
+    const prepare = (principal: Principal, body: RequestBody, query: RequestQuery, how: { readonly streamed: boolean; readonly replacing: string | undefined }) =>
       Effect.gen(function*() {
         const items = body.inputs.flatMap((input) => input.content)
         const parts: Array<Prompt.UserMessagePartEncoded> = []
@@ -159,7 +160,7 @@ export class Requests extends Effect.Service<Requests>()("gateway/Requests", {
           ? yield* conversations.create(principal, titleFrom(firstText))
           : yield* conversations.own(principal, conversationId)
         const chosen = yield* llm.choose(principal.tenantId, { providerId: query.provider, model: query.model }, items.some((i) => i.type === "image"))
-        const prompt: Array<Prompt.MessageEncoded> = [...(yield* history(principal, conversation.id, replacing)), { role: "user", content: parts }]
+        const prompt: Array<Prompt.MessageEncoded> = [...(yield* history(principal, conversation.id, how.replacing)), { role: "user", content: parts }]
         const id = randomUUID()
         const inputs = [{ role: "user", content: asked }]
         yield* sql`INSERT INTO llm_requests ${
@@ -171,12 +172,16 @@ export class Requests extends Effect.Service<Requests>()("gateway/Requests", {
             inputs: JSON.stringify(inputs),
             status: "RUNNING",
             providerId: chosen.config.id,
-            model: chosen.model
+            model: chosen.model,
+            streamed: how.streamed,
+            usedPrompt: used.length > 0,
+            hasImage: asked.some((p) => p.type === "image"),
+            isRetry: how.replacing !== undefined
           })
         }`.pipe(Effect.orDie)
         yield* sql`UPDATE conversations SET updated_at = now() WHERE tenant_id = ${principal.tenantId} AND id = ${conversation.id}`.pipe(Effect.orDie)
-        if (replacing !== undefined) {
-          yield* sql`UPDATE llm_requests SET replaced_by = ${id} WHERE tenant_id = ${principal.tenantId} AND id = ${replacing}`.pipe(Effect.orDie)
+        if (how.replacing !== undefined) {
+          yield* sql`UPDATE llm_requests SET replaced_by = ${id} WHERE tenant_id = ${principal.tenantId} AND id = ${how.replacing}`.pipe(Effect.orDie)
         }
         yield* Effect.forEach(used, (use) => prompts.recordUse(principal.tenantId, use.promptId, use.version), { discard: true })
         return { id, conversationId: conversation.id, prompt, chosen, needsVision: items.some((i) => i.type === "image") }
@@ -214,17 +219,22 @@ export class Requests extends Effect.Service<Requests>()("gateway/Requests", {
     const service = {
       get: own,
 
-      list: (principal: Principal, conversationId: string, page: number, size: number) =>
+      /** A conversation's requests oldest first; without a conversation (admin views) the reach's newest first. */
+      list: (reach: Reach, conversationId: string | undefined, page: number, size: number) =>
         Effect.gen(function*() {
-          yield* conversations.own(principal, conversationId)
-          const [{ total }] = (yield* sql<{ total: number }>`SELECT count(*)::int AS total FROM llm_requests WHERE tenant_id = ${principal.tenantId} AND conversation_id = ${conversationId}`.pipe(Effect.orDie)) as ReadonlyArray<{ total: number }>
-          const rows = yield* sql`SELECT ${columns} FROM llm_requests WHERE tenant_id = ${principal.tenantId} AND conversation_id = ${conversationId}
-            ORDER BY created_at, id LIMIT ${size} OFFSET ${page * size}`.pipe(Effect.flatMap(Schema.decodeUnknown(Schema.Array(Row))), Effect.orDie)
+          if (conversationId !== undefined) yield* conversations.own(reach, conversationId)
+          const filter = conversationId === undefined ? reachFilter(sql, reach) : sql`${reachFilter(sql, reach)} AND conversation_id = ${conversationId}`
+          const order = conversationId === undefined ? sql`created_at DESC, id DESC` : sql`created_at, id`
+          const [{ total }] = (yield* sql<{ total: number }>`SELECT count(*)::int AS total FROM llm_requests WHERE ${filter}`.pipe(Effect.orDie)) as ReadonlyArray<{ total: number }>
+          const rows = yield* sql`SELECT ${columns} FROM llm_requests WHERE ${filter} ORDER BY ${order} LIMIT ${size} OFFSET ${page * size}`.pipe(
+            Effect.flatMap(Schema.decodeUnknown(Schema.Array(Row))),
+            Effect.orDie
+          )
           return pageOf(rows.map(toRecord), page, size, total)
         }),
 
-      remove: (principal: Principal, id: string) =>
-        own(principal, id).pipe(Effect.zipRight(sql`DELETE FROM llm_requests WHERE tenant_id = ${principal.tenantId} AND id = ${id}`.pipe(Effect.orDie)), Effect.asVoid),
+      remove: (reach: Reach, id: string) =>
+        own(reach, id).pipe(Effect.zipRight(sql`DELETE FROM llm_requests WHERE ${reachFilter(sql, reach)} AND id = ${id}`.pipe(Effect.orDie)), Effect.asVoid),
 
       feedback: (principal: Principal, id: string, feedback: "GOOD" | "BAD") =>
         own(principal, id).pipe(
@@ -241,7 +251,6 @@ export class Requests extends Effect.Service<Requests>()("gateway/Requests", {
           })
         ),
 
-      /** POST /requests: the whole answer. */
       /** POST /requests/retry: the conversation's last question answered again, as a new request. */
       retry: (principal: Principal, conversationId: string, query: RequestQuery) =>
         lastRequest(principal, conversationId).pipe(Effect.flatMap((last) => service.ask(principal, last.body, query, last.replacing))),
@@ -249,9 +258,10 @@ export class Requests extends Effect.Service<Requests>()("gateway/Requests", {
       retryStreaming: (principal: Principal, conversationId: string, query: RequestQuery) =>
         lastRequest(principal, conversationId).pipe(Effect.flatMap((last) => service.askStreaming(principal, last.body, query, last.replacing))),
 
+      /** POST /requests: the whole answer. */
       ask: (principal: Principal, body: RequestBody, query: RequestQuery, replacing?: string) =>
         Effect.gen(function*() {
-          const prepared = yield* prepare(principal, body, query, replacing)
+          const prepared = yield* prepare(principal, body, query, { streamed: false, replacing })
           const started = Date.now()
           yield* stoppable(prepared.conversationId, (stop) =>
             Effect.raceFirst(
@@ -279,7 +289,7 @@ export class Requests extends Effect.Service<Requests>()("gateway/Requests", {
       /** POST /requests/stream: server-sent events `start`, `delta`…, `usage`, `done` (or `error`); see docs/gateway-requests.md. */
       askStreaming: (principal: Principal, body: RequestBody, query: RequestQuery, replacing?: string) =>
         Effect.gen(function*() {
-          const prepared = yield* prepare(principal, body, query, replacing)
+          const prepared = yield* prepare(principal, body, query, { streamed: true, replacing })
           const stop = yield* Deferred.make<void>()
           running.set(prepared.conversationId, stop)
           const started = Date.now()

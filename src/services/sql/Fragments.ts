@@ -2,6 +2,7 @@
  * SQL pieces every service writes the same way.
  */
 import type { SqlClient } from "@effect/sql"
+import type { Reach } from "../../schemas/Tenancy.ts"
 
 /** A timestamp column as ISO 8601 UTC with milliseconds, the form every API answers. */
 export const isoUtc = (sql: SqlClient.SqlClient, column: string) =>
@@ -15,3 +16,7 @@ export const pageOf = <A>(content: ReadonlyArray<A>, page: number, size: number,
   totalElements: total,
   totalPages: Math.ceil(total / size)
 })
+
+/** The rows a reach covers, in a table with `tenant_id` and `user_id`. */
+export const reachFilter = (sql: SqlClient.SqlClient, reach: Reach) =>
+  reach.userId === undefined ? sql`tenant_id = ${reach.tenantId}` : sql`tenant_id = ${reach.tenantId} AND user_id = ${reach.userId}`
