@@ -7,7 +7,8 @@
  */
 import type { Prompt } from "@effect/ai"
 import { SqlClient, SqlSchema } from "@effect/sql"
-import { Deferred, Duration, Effect, Option, Schema, Stream } from "effect"
+import { PgClient } from "@effect/sql-pg"
+import { Deferred, Duration, Effect, Option, Schedule, Schema, Stream } from "effect"
 import { randomUUID } from "node:crypto"
 import { type ErrorBody, InternalError, NotFound } from "../../schemas/GatewayErrors.ts"
 import { type ContentItem, LlmRequest, RequestBody, type RequestQuery } from "../../schemas/Requests.ts"
@@ -19,6 +20,8 @@ import { isoUtc, pageOf, reachFilter } from "../sql/Fragments.ts"
 
 /** SSE comment lines sent while waiting, so that proxies keep the connection open. */
 const HEARTBEAT = Duration.seconds(15)
+/** The PostgreSQL channel on which a stop reaches the instance generating the answer. */
+const STOP_CHANNEL = "gateway_stop"
 
 const frame = (event: string, data: unknown) => `event: ${event}\ndata: ${JSON.stringify(data)}\n\n`
 
@@ -87,13 +90,27 @@ interface Outcome {
 }
 
 export class Requests extends Effect.Service<Requests>()("gateway/Requests", {
-  effect: Effect.gen(function*() {
+  scoped: Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
     const llm = yield* Llm
     const prompts = yield* Prompts
     const conversations = yield* Conversations
-    /** Stop signals of the generations running in this process, by conversation. */
+    /** Stop signals of the generations running in this process, by `tenant/conversation`. */
     const running = new Map<string, Deferred.Deferred<void>>()
+    const runningKey = (tenantId: string, conversationId: string) => `${tenantId}/${conversationId}`
+    // On PostgreSQL several gateways may share the database: a stop that reaches another instance
+    // than the one generating is passed on with NOTIFY. (PGlite is one process's database.)
+    const pg = yield* Effect.serviceOption(PgClient.PgClient)
+    if (Option.isSome(pg)) {
+      yield* pg.value.listen(STOP_CHANNEL).pipe(
+        Stream.runForEach((key) => {
+          const stop = running.get(key)
+          return stop ? Deferred.succeed(stop, undefined) : Effect.void
+        }),
+        Effect.retry(Schedule.spaced("1 second")),
+        Effect.forkScoped
+      )
+    }
 
     const iso = (column: string) => isoUtc(sql, column)
     const columns = sql`id, conversation_id, status, inputs, response, provider_id, model, input_tokens, output_tokens, latency_ms,
@@ -194,11 +211,11 @@ export class Requests extends Effect.Service<Requests>()("gateway/Requests", {
           WHERE tenant_id = ${principal.tenantId} AND id = ${id} AND status = 'RUNNING'`.pipe(Effect.orDie, Effect.asVoid)
 
     /** Runs `effect` as the conversation's generation, stoppable by `stop`. */
-    const stoppable = <A, E, R>(conversationId: string, effect: (stop: Deferred.Deferred<void>) => Effect.Effect<A, E, R>) =>
+    const stoppable = <A, E, R>(key: string, effect: (stop: Deferred.Deferred<void>) => Effect.Effect<A, E, R>) =>
       Effect.acquireUseRelease(
-        Deferred.make<void>().pipe(Effect.tap((stop) => Effect.sync(() => running.set(conversationId, stop)))),
+        Deferred.make<void>().pipe(Effect.tap((stop) => Effect.sync(() => running.set(key, stop)))),
         effect,
-        (stop) => Effect.sync(() => running.get(conversationId) === stop && running.delete(conversationId))
+        (stop) => Effect.sync(() => running.get(key) === stop && running.delete(key))
       )
 
     /** The last request of the conversation, as a body that asks it again (prompts already rendered). */
@@ -242,12 +259,20 @@ export class Requests extends Effect.Service<Requests>()("gateway/Requests", {
           Effect.zipRight(own(principal, id))
         ),
 
-      /** Stops the generation in progress in the conversation; false when there is none. */
+      /** Stops the generation in progress in the conversation, here or in another instance; false when there is none. */
       stop: (principal: Principal, conversationId: string) =>
         conversations.own(principal, conversationId).pipe(
           Effect.flatMap(() => {
-            const stop = running.get(conversationId)
-            return stop ? Deferred.succeed(stop, undefined) : Effect.succeed(false)
+            const key = runningKey(principal.tenantId, conversationId)
+            const stop = running.get(key)
+            if (stop) return Deferred.succeed(stop, undefined)
+            if (Option.isNone(pg)) return Effect.succeed(false)
+            return sql`SELECT 1 FROM llm_requests WHERE tenant_id = ${principal.tenantId} AND conversation_id = ${conversationId} AND status = 'RUNNING' LIMIT 1`.pipe(
+              // pg_notify, not PgClient.notify: on this Effect line it sends `NOTIFY channel, $1`, which PostgreSQL refuses
+              // (fixed only in Effect 4, Effect-TS/effect-smol#1835).
+              Effect.flatMap((rows) => (rows.length === 0 ? Effect.succeed(false) : sql`SELECT pg_notify(${STOP_CHANNEL}, ${key})`.pipe(Effect.as(true)))),
+              Effect.orDie
+            )
           })
         ),
 
@@ -263,7 +288,7 @@ export class Requests extends Effect.Service<Requests>()("gateway/Requests", {
         Effect.gen(function*() {
           const prepared = yield* prepare(principal, body, query, { streamed: false, replacing })
           const started = Date.now()
-          yield* stoppable(prepared.conversationId, (stop) =>
+          yield* stoppable(runningKey(principal.tenantId, prepared.conversationId), (stop) =>
             Effect.raceFirst(
               llm.generate(principal.tenantId, prepared.chosen, prepared.prompt, prepared.needsVision).pipe(
                 Effect.map((response) => ({ stopped: false as const, response }))
@@ -291,7 +316,8 @@ export class Requests extends Effect.Service<Requests>()("gateway/Requests", {
         Effect.gen(function*() {
           const prepared = yield* prepare(principal, body, query, { streamed: true, replacing })
           const stop = yield* Deferred.make<void>()
-          running.set(prepared.conversationId, stop)
+          const key = runningKey(principal.tenantId, prepared.conversationId)
+          running.set(key, stop)
           const started = Date.now()
           let text = ""
           let firstTokenMs: number | null = null
@@ -337,7 +363,7 @@ export class Requests extends Effect.Service<Requests>()("gateway/Requests", {
             // A client that goes away stops the generation: the partial answer is kept, marked STOPPED.
             Stream.ensuring(
               Effect.suspend(() => {
-                if (running.get(prepared.conversationId) === stop) running.delete(prepared.conversationId)
+                if (running.get(key) === stop) running.delete(key)
                 return finish(principal, prepared.id, outcome("STOPPED"))
               })
             )
