@@ -52,9 +52,18 @@ export const toGatewayError = (config: ProviderConfigView, error: AiError.AiErro
   return new InternalError({ message: `The LLM provider ${config.id} (${config.type}) ${what}: ${"description" in error && error.description ? error.description : error.message}` })
 }
 
+/**
+ * One HTTP client for every provider call, with keep-alive: a request reuses a connection (and its
+ * TLS session) to the provider instead of opening one. Node's `new http.Agent()` does not keep
+ * connections alive unless asked.
+ */
+const ProviderHttpClientLive = NodeHttpClient.layerWithoutAgent.pipe(Layer.provide(NodeHttpClient.makeAgentLayer({ keepAlive: true })))
+
 export class Llm extends Effect.Service<Llm>()("gateway/Llm", {
+  dependencies: [ProviderHttpClientLive],
   effect: Effect.gen(function*() {
     const configs = yield* ProviderConfigs
+    const http = Layer.succeed(HttpClient.HttpClient, yield* HttpClient.HttpClient)
     const settings = yield* LlmConfig
     const retry = Schedule.exponential(settings.retryBaseDelay).pipe(Schedule.intersect(Schedule.recurs(settings.retries)))
 
@@ -85,7 +94,7 @@ export class Llm extends Effect.Service<Llm>()("gateway/Llm", {
               ...(typeof organization === "string" ? { organizationId: Redacted.make(organization) } : {}),
               transformClient
             })),
-            Layer.provide(NodeHttpClient.layer)
+            Layer.provide(http)
           )
         }
         case "anthropic":
@@ -98,7 +107,7 @@ export class Llm extends Effect.Service<Llm>()("gateway/Llm", {
             }
           }).pipe(
             Layer.provide(AnthropicClient.layer({ ...key, ...(baseUrl ? { apiUrl: baseUrl } : {}), transformClient })),
-            Layer.provide(NodeHttpClient.layer)
+            Layer.provide(http)
           )
         case "gemini":
         case "openai-compatible": {
@@ -112,7 +121,7 @@ export class Llm extends Effect.Service<Llm>()("gateway/Llm", {
             ...(temperature !== undefined ? { temperature } : {}),
             ...(topP !== undefined ? { topP } : {}),
             ...(maxTokens !== undefined ? { maxTokens } : {})
-          }).pipe(Layer.provide(NodeHttpClient.layer))
+          }).pipe(Layer.provide(http))
         }
       }
     }
