@@ -73,7 +73,10 @@ layer(gateway, { timeout: 120_000 })("gateway requests", (it) => {
       expect((yield* call(`${base}/api/v1/requests`, json(alice, withImage))).json.response).toBe("A single pixel.")
       expect(fake.requests.at(-1)!.body.messages.at(-1).content[1]).toEqual({ type: "image_url", image_url: { url: `data:image/png;base64,${PNG_1x1}` } })
       expectErrorBody(yield* call(`${base}/api/v1/requests`, json(alice, { inputs: [{ role: "user", content: [{ type: "prompt", value: "nope" }] }] })), 404, "NOT_FOUND")
+      const conversationsBefore = (yield* call(`${base}/api/v1/conversations`, { headers: alice })).json.totalElements
       expectErrorBody(yield* call(`${base}/api/v1/requests?provider=absent`, json(alice, { inputs: [{ role: "user", content: [{ type: "text", value: "hi" }] }] })), 404, "LLM_PROVIDER_NOT_FOUND")
+      // A request no provider could take leaves no empty conversation behind.
+      expect((yield* call(`${base}/api/v1/conversations`, { headers: alice })).json.totalElements).toBe(conversationsBefore)
     }))
 
   it.effect("a rejected request is LLM_BAD_REQUEST, not retried; 429 and 500 are retried, then succeed", () =>

@@ -46,9 +46,10 @@ export class Conversations extends Effect.Service<Conversations>()("gateway/Conv
 
       create: (principal: Principal, title: string | undefined) =>
         Effect.gen(function*() {
-          const id = randomUUID()
-          yield* sql`INSERT INTO conversations ${sql.insert({ tenantId: principal.tenantId, id, userId: principal.userId, title: title?.trim() || "New conversation" })}`.pipe(Effect.orDie)
-          return yield* own(principal, id)
+          const rows = yield* sql`INSERT INTO conversations ${
+            sql.insert({ tenantId: principal.tenantId, id: randomUUID(), userId: principal.userId, title: title?.trim() || "New conversation" })
+          } RETURNING ${columns}`.pipe(Effect.flatMap(Schema.decodeUnknown(Schema.Array(ConversationRow))), Effect.orDie)
+          return toConversation(rows[0]!)
         }),
 
       /** Most recently active first; `search` in titles. */

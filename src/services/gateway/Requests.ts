@@ -20,6 +20,8 @@ import { isoUtc, pageOf, reachFilter } from "../sql/Fragments.ts"
 
 /** SSE comment lines sent while waiting, so that proxies keep the connection open. */
 const HEARTBEAT = Duration.seconds(15)
+const notFound = (id: string) => new NotFound({ message: `No request '${id}'` })
+
 /** The PostgreSQL channel on which a stop reaches the instance generating the answer. */
 const STOP_CHANNEL = "gateway_stop"
 
@@ -125,7 +127,7 @@ export class Requests extends Effect.Service<Requests>()("gateway/Requests", {
     const own = (reach: Reach, id: string) =>
       find({ tenantId: reach.tenantId, userId: reach.userId, id }).pipe(
         Effect.orDie,
-        Effect.flatMap(Option.match({ onNone: () => Effect.fail(new NotFound({ message: `No request '${id}'` })), onSome: (row) => Effect.succeed(toRecord(row)) }))
+        Effect.flatMap(Option.match({ onNone: () => Effect.fail(notFound(id)), onSome: (row) => Effect.succeed(toRecord(row)) }))
       )
 
     /** The earlier completed turns of a conversation, as messages. */
@@ -171,13 +173,14 @@ export class Requests extends Effect.Service<Requests>()("gateway/Requests", {
           parts.push({ type: "text", text })
           asked.push({ type: "text", text })
         }
-        const conversationId = body.conversation ?? query.conversationId
-        const firstText = asked.find((p) => p.type === "text")?.text ?? ""
-        const conversation = conversationId === undefined
-          ? yield* conversations.create(principal, titleFrom(firstText))
-          : yield* conversations.own(principal, conversationId)
+        // The model first: a request no provider can take leaves no empty conversation behind.
         const chosen = yield* llm.choose(principal.tenantId, { providerId: query.provider, model: query.model }, items.some((i) => i.type === "image"))
-        const prompt: Array<Prompt.MessageEncoded> = [...(yield* history(principal, conversation.id, how.replacing)), { role: "user", content: parts }]
+        const conversationId = body.conversation ?? query.conversationId
+        const conversation = conversationId === undefined
+          ? yield* conversations.create(principal, titleFrom(asked.find((p) => p.type === "text")?.text ?? ""))
+          : yield* conversations.own(principal, conversationId)
+        const earlier = conversationId === undefined ? [] : yield* history(principal, conversation.id, how.replacing)
+        const prompt: Array<Prompt.MessageEncoded> = [...earlier, { role: "user", content: parts }]
         const id = randomUUID()
         const inputs = [{ role: "user", content: asked }]
         yield* sql`INSERT INTO llm_requests ${
@@ -196,7 +199,9 @@ export class Requests extends Effect.Service<Requests>()("gateway/Requests", {
             isRetry: how.replacing !== undefined
           })
         }`.pipe(Effect.orDie)
-        yield* sql`UPDATE conversations SET updated_at = now() WHERE tenant_id = ${principal.tenantId} AND id = ${conversation.id}`.pipe(Effect.orDie)
+        if (conversationId !== undefined) {
+          yield* sql`UPDATE conversations SET updated_at = now() WHERE tenant_id = ${principal.tenantId} AND id = ${conversation.id}`.pipe(Effect.orDie)
+        }
         if (how.replacing !== undefined) {
           yield* sql`UPDATE llm_requests SET replaced_by = ${id} WHERE tenant_id = ${principal.tenantId} AND id = ${how.replacing}`.pipe(Effect.orDie)
         }
@@ -204,11 +209,16 @@ export class Requests extends Effect.Service<Requests>()("gateway/Requests", {
         return { id, conversationId: conversation.id, prompt, chosen, needsVision: items.some((i) => i.type === "image") }
       })
 
+    /** Records the outcome of a running request; the record as it now stands (none when it was no longer running). */
     const finish = (principal: Principal, id: string, outcome: Outcome) =>
       sql`UPDATE llm_requests SET status = ${outcome.status}, response = ${outcome.response}, input_tokens = ${outcome.inputTokens ?? null},
             output_tokens = ${outcome.outputTokens ?? null}, latency_ms = ${outcome.latencyMs}, first_token_ms = ${outcome.firstTokenMs ?? null},
             error_message = ${outcome.errorMessage ?? null}, completed_at = clock_timestamp()
-          WHERE tenant_id = ${principal.tenantId} AND id = ${id} AND status = 'RUNNING'`.pipe(Effect.orDie, Effect.asVoid)
+          WHERE tenant_id = ${principal.tenantId} AND id = ${id} AND status = 'RUNNING' RETURNING ${columns}`.pipe(
+        Effect.flatMap(Schema.decodeUnknown(Schema.Array(Row))),
+        Effect.orDie,
+        Effect.map((rows) => Option.map(Option.fromNullable(rows[0]), toRecord))
+      )
 
     /** Runs `effect` as the conversation's generation, stoppable by `stop`. */
     const stoppable = <A, E, R>(key: string, effect: (stop: Deferred.Deferred<void>) => Effect.Effect<A, E, R>) =>
@@ -254,9 +264,10 @@ export class Requests extends Effect.Service<Requests>()("gateway/Requests", {
         own(reach, id).pipe(Effect.zipRight(sql`DELETE FROM llm_requests WHERE ${reachFilter(sql, reach)} AND id = ${id}`.pipe(Effect.orDie)), Effect.asVoid),
 
       feedback: (principal: Principal, id: string, feedback: "GOOD" | "BAD") =>
-        own(principal, id).pipe(
-          Effect.zipRight(sql`UPDATE llm_requests SET feedback = ${feedback} WHERE tenant_id = ${principal.tenantId} AND id = ${id}`.pipe(Effect.orDie)),
-          Effect.zipRight(own(principal, id))
+        sql`UPDATE llm_requests SET feedback = ${feedback} WHERE ${reachFilter(sql, principal)} AND id = ${id} RETURNING ${columns}`.pipe(
+          Effect.flatMap(Schema.decodeUnknown(Schema.Array(Row))),
+          Effect.orDie,
+          Effect.flatMap(([row]) => (row ? Effect.succeed(toRecord(row)) : Effect.fail(notFound(id))))
         ),
 
       /** Stops the generation in progress in the conversation, here or in another instance; false when there is none. */
@@ -288,7 +299,7 @@ export class Requests extends Effect.Service<Requests>()("gateway/Requests", {
         Effect.gen(function*() {
           const prepared = yield* prepare(principal, body, query, { streamed: false, replacing })
           const started = Date.now()
-          yield* stoppable(runningKey(principal.tenantId, prepared.conversationId), (stop) =>
+          const finished = yield* stoppable(runningKey(principal.tenantId, prepared.conversationId), (stop) =>
             Effect.raceFirst(
               llm.generate(principal.tenantId, prepared.chosen, prepared.prompt, prepared.needsVision).pipe(
                 Effect.map((response) => ({ stopped: false as const, response }))
@@ -308,7 +319,7 @@ export class Requests extends Effect.Service<Requests>()("gateway/Requests", {
                   })
               )
             ))
-          return yield* own(principal, prepared.id)
+          return yield* Option.match(finished, { onSome: Effect.succeed, onNone: () => own(principal, prepared.id) })
         }),
 
       /** POST /requests/stream: server-sent events `start`, `delta`…, `usage`, `done` (or `error`); see docs/gateway-requests.md. */
