@@ -1,26 +1,47 @@
 /**
- * The real broker in a child process (`npx tsx src/main.ts broker`), on a free loopback port with
- * its own data directory and the embedded database, with its memory sampled while it runs.
+ * A service of the stack in a child process (`npx tsx src/main.ts broker` or `… gateway`), on a
+ * free loopback port with its own data directory and the embedded database (unless the caller
+ * passes DATABASE_URL), with its memory and CPU sampled while it runs.
  */
 import { spawn } from "node:child_process"
 import { mkdirSync, openSync, closeSync } from "node:fs"
 import { createServer } from "node:net"
 import { commandLine, MemorySampler, processMemory, processTree } from "./proc.ts"
 
-export interface RunningBroker {
+/** Each service's environment prefix (`<PREFIX>_PORT`, `<PREFIX>_HOST`) and the path that answers 200 once it is ready. */
+const SERVICES = {
+  broker: { prefix: "BROKER", readiness: "/health/readiness" },
+  gateway: { prefix: "GATEWAY", readiness: "/actuator/health" }
+} as const
+export type ServiceName = keyof typeof SERVICES
+
+export interface RunningService {
   readonly baseUrl: string
   readonly port: number
   readonly dataDir: string
   readonly logFile: string
   /** npx, the root of the process tree (its own process group). */
   readonly rootPid: number
-  /** From spawn to the first 200 of GET /health/readiness. */
+  /** From spawn to the first 200 of the service's readiness path. */
   readonly startupMs: number
   readonly sampler: MemorySampler
   /** The node process running src/main.ts (worker threads included). */
   serverPid(): number | undefined
   /** Stops the whole process group; returns the server's own high-water mark (VmHWM) read just before. */
   stop(): Promise<{ serverHwmKiB: number }>
+}
+export type RunningBroker = RunningService
+
+export interface ServiceOptions {
+  readonly cwd: string
+  readonly dataDir: string
+  readonly logFile: string
+  /** Added to (and overriding) this process's environment, from which DATABASE_URL is removed. */
+  readonly env?: Readonly<Record<string, string>>
+  /** Node options for the server process, passed on by tsx (e.g. `--cpu-prof`, which NODE_OPTIONS may not carry). */
+  readonly nodeArgs?: ReadonlyArray<string>
+  readonly readyTimeoutMs?: number
+  readonly sampleIntervalMs?: number
 }
 
 export const freePort = () =>
@@ -56,14 +77,8 @@ const findServer = (rootPid: number) => {
   return undefined
 }
 
-export const startBroker = async (options: {
-  readonly cwd: string
-  readonly dataDir: string
-  readonly logFile: string
-  readonly env?: Readonly<Record<string, string>>
-  readonly readyTimeoutMs?: number
-  readonly sampleIntervalMs?: number
-}): Promise<RunningBroker> => {
+export const startService = async (service: ServiceName, options: ServiceOptions): Promise<RunningService> => {
+  const { prefix, readiness } = SERVICES[service]
   mkdirSync(options.dataDir, { recursive: true })
   const port = await freePort()
   const baseUrl = `http://127.0.0.1:${port}`
@@ -71,15 +86,15 @@ export const startBroker = async (options: {
   for (const [key, value] of Object.entries(process.env)) {
     if (value !== undefined && key !== "DATABASE_URL") env[key] = value
   }
-  Object.assign(env, { BROKER_PORT: String(port), BROKER_HOST: "127.0.0.1", DATA_DIR: options.dataDir }, options.env ?? {})
+  Object.assign(env, { [`${prefix}_PORT`]: String(port), [`${prefix}_HOST`]: "127.0.0.1", DATA_DIR: options.dataDir }, options.env ?? {})
 
   const log = openSync(options.logFile, "a")
   const started = performance.now()
   // detached: its own process group, so stopping it reaches npx, tsx and the server alike.
-  const child = spawn("npx", ["tsx", "src/main.ts", "broker"], { cwd: options.cwd, env, detached: true, stdio: ["ignore", log, log] })
+  const child = spawn("npx", ["tsx", ...(options.nodeArgs ?? []), "src/main.ts", service], { cwd: options.cwd, env, detached: true, stdio: ["ignore", log, log] })
   closeSync(log)
   const rootPid = child.pid
-  if (rootPid === undefined) throw new Error("The broker could not be spawned")
+  if (rootPid === undefined) throw new Error(`The ${service} could not be spawned`)
   let exited: string | undefined
   child.on("exit", (code, signal) => {
     exited = `exit ${code ?? signal}`
@@ -98,17 +113,26 @@ export const startBroker = async (options: {
     sampler.stop()
     const pid = server()
     const serverHwmKiB = pid === undefined ? Number.NaN : processMemory(pid)?.hwmKiB ?? Number.NaN
-    const signal = (sig: NodeJS.Signals) => {
+    const signal = (target: number, sig: NodeJS.Signals) => {
       try {
-        process.kill(-rootPid, sig)
+        process.kill(target, sig)
       } catch {
         // already gone
       }
     }
-    signal("SIGTERM")
-    for (let i = 0; i < 100 && isAlive(rootPid) && exited === undefined; i++) await sleep(100)
-    // A graceful shutdown waits for open connections; after 10 s the group is killed.
-    if (processTree(rootPid).some(isAlive) || (pid !== undefined && isAlive(pid))) signal("SIGKILL")
+    const waitWhile = async (condition: () => boolean) => {
+      for (let i = 0; i < 100 && condition(); i++) await sleep(100)
+    }
+    // The server alone first: a second SIGTERM, relayed by tsx, would cut its shutdown short (and
+    // lose a --cpu-prof profile written as it exits); npx and tsx end with it. A graceful shutdown
+    // waits for open connections: after 10 s each step gives up, and the group is killed.
+    if (pid !== undefined && isAlive(pid)) {
+      signal(pid, "SIGTERM")
+      await waitWhile(() => isAlive(pid))
+    }
+    signal(-rootPid, "SIGTERM")
+    await waitWhile(() => isAlive(rootPid) && exited === undefined)
+    if (processTree(rootPid).some(isAlive) || (pid !== undefined && isAlive(pid))) signal(-rootPid, "SIGKILL")
     child.unref()
     return { serverHwmKiB }
   }
@@ -118,10 +142,10 @@ export const startBroker = async (options: {
   while (performance.now() < deadline) {
     if (exited !== undefined) {
       sampler.stop()
-      throw new Error(`The broker stopped before it was ready (${exited}); see ${options.logFile}`)
+      throw new Error(`The ${service} stopped before it was ready (${exited}); see ${options.logFile}`)
     }
     try {
-      const response = await fetch(`${baseUrl}/health/readiness`, { signal: AbortSignal.timeout(2_000) })
+      const response = await fetch(`${baseUrl}${readiness}`, { signal: AbortSignal.timeout(2_000) })
       await response.arrayBuffer()
       if (response.status === 200) {
         const startupMs = performance.now() - started
@@ -133,5 +157,8 @@ export const startBroker = async (options: {
     await sleep(200)
   }
   await stop()
-  throw new Error(`The broker was not ready within ${options.readyTimeoutMs ?? 120_000} ms; see ${options.logFile}`)
+  throw new Error(`The ${service} was not ready within ${options.readyTimeoutMs ?? 120_000} ms; see ${options.logFile}`)
 }
+
+export const startBroker = (options: ServiceOptions) => startService("broker", options)
+export const startGateway = (options: ServiceOptions) => startService("gateway", options)

@@ -29,7 +29,7 @@ import { pathToFileURL } from "node:url"
 import { type RunningBroker, startBroker } from "./broker.ts"
 import { getJson, getPageImage, type LayoutResult, upload } from "./http.ts"
 import { commandLine, processCpuMs, processMemory, processTree, type PhaseCpu, runTimed, shortCommand, toolVersion } from "./proc.ts"
-import { cores, otherCoresOverall, phaseTable, type SectionOptions, spread, table } from "./report.ts"
+import { cores, otherCoresOverall, phaseTable, type SectionOptions, spread, table, writeSectionReport } from "./report.ts"
 import { fmtRatio, median, mib, ms, ratio, type Summary, summarize } from "./stats.ts"
 
 export interface QuietWait {
@@ -542,12 +542,7 @@ export const runConversionsBench = async (options: ConversionsBenchOptions): Pro
     brokers,
     quietWaits
   }
-  const day = new Date().toISOString().slice(0, 10)
-  mkdirSync(options.outDir, { recursive: true })
-  const jsonPath = join(options.outDir, `conversions-${day}.json`)
-  const mdPath = join(options.outDir, `conversions-${day}.md`)
-  writeFileSync(jsonPath, JSON.stringify(results, null, 2) + "\n")
-  writeFileSync(mdPath, renderConversionsMarkdown(results, basename(jsonPath)))
+  const { jsonPath, mdPath } = writeSectionReport(options.outDir, "conversions", results, renderConversionsMarkdown)
   log(`wrote ${mdPath} and ${jsonPath} (${results.durationSeconds} s)`)
   return results
 }

@@ -15,13 +15,13 @@
  */
 import { type Layer, ManagedRuntime } from "effect"
 import { execFileSync } from "node:child_process"
-import { copyFileSync, existsSync, mkdirSync, rmSync, writeFileSync } from "node:fs"
+import { copyFileSync, existsSync, mkdirSync, rmSync } from "node:fs"
 import { availableParallelism, cpus, loadavg, totalmem } from "node:os"
-import { basename, join } from "node:path"
+import { join } from "node:path"
 import { pathToFileURL } from "node:url"
 import type * as OfficeModule from "../../src/services/convert/OfficeConverter.ts"
 import { otherProcessesCores, runTimed, toolVersion } from "./proc.ts"
-import { type SectionOptions, spread, table } from "./report.ts"
+import { type SectionOptions, spread, table, writeSectionReport } from "./report.ts"
 import { fmtRatio, median, ms, ratio, type Summary, summarize } from "./stats.ts"
 
 export interface OfficeBenchOptions extends SectionOptions {
@@ -204,12 +204,7 @@ export const runOfficeBench = async (options: OfficeBenchOptions) => {
         }
       ]
     }
-    const day = new Date().toISOString().slice(0, 10)
-    mkdirSync(options.outDir, { recursive: true })
-    const jsonPath = join(options.outDir, `office-${day}.json`)
-    const mdPath = join(options.outDir, `office-${day}.md`)
-    writeFileSync(jsonPath, JSON.stringify(results, null, 2) + "\n")
-    writeFileSync(mdPath, renderOfficeMarkdown(results, basename(jsonPath)))
+    const { jsonPath, mdPath } = writeSectionReport(options.outDir, "office", results, renderOfficeMarkdown)
     log(`wrote ${mdPath} and ${jsonPath}`)
     return results
   } finally {

@@ -202,6 +202,8 @@ export class MemorySampler {
   /** The same at the tree's peak during startup (the embedded database may be initialised by a child then). */
   startupPeakTree: Array<{ readonly command: string; readonly rssKiB: number }> = []
   private phase = "startup"
+  /** Other processes of the benchmark (a load target it started, say), counted as the benchmark's CPU, not as other work. */
+  private readonly benchRoots: Array<number> = []
   private readonly started = performance.now()
   private timer: NodeJS.Timeout | undefined
 
@@ -212,6 +214,13 @@ export class MemorySampler {
     this.sample()
     this.timer = setInterval(() => this.sample(), this.intervalMs)
     this.timer.unref()
+  }
+
+  /** Counts the tree rooted at `root` (alive, not yet reaped) as the benchmark's own. */
+  countAsBench(root: number) {
+    this.accountCpu()
+    this.benchRoots.push(root)
+    this.lastCpu = this.cpuSnapshot()
   }
 
   setPhase(phase: string) {
@@ -228,7 +237,8 @@ export class MemorySampler {
   }
 
   private cpuSnapshot(): CpuSnapshot {
-    return { at: performance.now(), systemMs: systemBusyMs(), benchMs: benchCpuMs(), brokerMs: treeCpuMs(this.rootPid) }
+    const benchMs = this.benchRoots.reduce((sum, root) => sum + treeCpuMs(root), benchCpuMs())
+    return { at: performance.now(), systemMs: systemBusyMs(), benchMs, brokerMs: treeCpuMs(this.rootPid) }
   }
 
   private accountCpu() {

@@ -2,6 +2,8 @@
  * The benchmark's results: their shape (also the JSON written next to the report), the Markdown
  * report and the summary table printed at the end of a run.
  */
+import { mkdirSync, writeFileSync } from "node:fs"
+import { basename, join } from "node:path"
 import type { MemorySample, PhaseCpu } from "./proc.ts"
 import { fmtRatio, median, mib, ms, ratio, round, type Summary } from "./stats.ts"
 
@@ -133,6 +135,20 @@ export interface SectionOptions {
   readonly smoke: boolean
   readonly machine: Readonly<Record<string, unknown>>
   readonly log: (message: string) => void
+}
+
+/**
+ * Writes a section's results to `<outDir>/<name>-<date>.json` and its report, which links to them,
+ * to `<name>-<date>.md`; answers both paths.
+ */
+export const writeSectionReport = <R>(outDir: string, name: string, results: R, render: (results: R, jsonName: string) => string) => {
+  const day = new Date().toISOString().slice(0, 10)
+  mkdirSync(outDir, { recursive: true })
+  const jsonPath = join(outDir, `${name}-${day}.json`)
+  const mdPath = join(outDir, `${name}-${day}.md`)
+  writeFileSync(jsonPath, JSON.stringify(results, null, 2) + "\n")
+  writeFileSync(mdPath, render(results, basename(jsonPath)))
+  return { jsonPath, mdPath }
 }
 
 export const table = (header: ReadonlyArray<string>, rows: ReadonlyArray<ReadonlyArray<string>>) =>

@@ -57,6 +57,7 @@ export interface RecordedRequest {
 export interface FakeLlm {
   /** `http://127.0.0.1:<port>`; an OpenAI-compatible base URL is `${url}/v1`. */
   readonly url: string
+  /** Every request received, in order (stays empty when started with `record: false`). */
   readonly requests: ReadonlyArray<RecordedRequest>
   script(script: Partial<FakeScript>): void
   close(): Promise<void>
@@ -302,8 +303,22 @@ export const routes: Record<string, Protocol> = {
 // The server
 // =============================================================================
 
-export const startFakeLlm = async (): Promise<FakeLlm> => {
+export interface FakeLlmOptions {
+  /**
+   * Keep every request in `requests` (the default). A load run turns it off: the list only grows,
+   * and at thousands of requests a second it is a leak that would weigh on the figures.
+   */
+  readonly record?: boolean
+  /**
+   * How long an idle keep-alive connection stays open, in milliseconds (Node's default, 5 s, when
+   * not given; 0 keeps it open). A client that reuses a connection just as it is closed fails.
+   */
+  readonly keepAliveTimeoutMs?: number
+}
+
+export const startFakeLlm = async (options: FakeLlmOptions = {}): Promise<FakeLlm> => {
   const requests: Array<RecordedRequest> = []
+  const recording = options.record !== false
   let current: FakeScript = defaultScript
   let failuresLeft = 0
 
@@ -333,7 +348,7 @@ export const startFakeLlm = async (): Promise<FakeLlm> => {
       completed: false,
       disconnected: false
     }
-    requests.push(record)
+    if (recording) requests.push(record)
     res.on("close", () => {
       if (!res.writableFinished) record.disconnected = true
     })
@@ -354,6 +369,7 @@ export const startFakeLlm = async (): Promise<FakeLlm> => {
     }
   })
 
+  if (options.keepAliveTimeoutMs !== undefined) server.keepAliveTimeout = options.keepAliveTimeoutMs
   await new Promise<void>((resolve, reject) => {
     server.once("error", reject)
     server.listen(0, "127.0.0.1", () => resolve())
@@ -377,7 +393,7 @@ export const startFakeLlm = async (): Promise<FakeLlm> => {
 
 /** The fake as a scoped service: started when the layer is built, closed when its scope ends. */
 export class FakeLlmServer extends Context.Tag("test/FakeLlmServer")<FakeLlmServer, FakeLlm>() {
-  static readonly scoped = Effect.acquireRelease(Effect.promise(startFakeLlm), (fake) => Effect.promise(() => fake.close()))
+  static readonly scoped = Effect.acquireRelease(Effect.promise(() => startFakeLlm()), (fake) => Effect.promise(() => fake.close()))
   static readonly layer = Layer.scoped(FakeLlmServer, FakeLlmServer.scoped)
 }
 
