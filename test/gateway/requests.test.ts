@@ -117,6 +117,17 @@ layer(gateway, { timeout: 120_000 })("gateway requests", (it) => {
       const record = (yield* call(`${base}/api/v1/requests/${done.requestId}`, { headers: alice })).json
       expect(record).toMatchObject({ status: "COMPLETED", response: "one two three four five six", usage: { inputTokens: 5, outputTokens: 6 } })
       expect(record.firstTokenMs).toBeLessThan(record.latencyMs)
+
+      // Throttled before the first token: retried, and the client sees only the answer. The next
+      // stream goes over the same connection to the provider (the last one was read to its end).
+      fake.script({ text: "After the wait.", fail: { status: 429, times: 1 } })
+      const throttled = yield* readEvents(`${base}/api/v1/requests/stream`, json(alice, { inputs: [{ role: "user", content: [{ type: "text", value: "Again" }] }] }))
+      expect(throttled.events.map((e) => e.event)).toEqual(["start", "delta", "delta", "delta", "usage", "done"])
+      const [rejected, accepted] = fake.requests.slice(-2)
+      expect([rejected!.status, accepted!.status]).toEqual([429, 200])
+      fake.script({ text: "Once more." })
+      yield* readEvents(`${base}/api/v1/requests/stream`, json(alice, { inputs: [{ role: "user", content: [{ type: "text", value: "More" }] }] }))
+      expect(fake.requests.at(-1)!.connection).toBe(accepted!.connection)
     }))
 
   it.effect("stop during a stream and a client that goes away both cancel the upstream call and keep the partial answer", () =>

@@ -43,6 +43,8 @@ export interface RecordedRequest {
   readonly path: string
   readonly query: URLSearchParams
   readonly headers: IncomingHttpHeaders
+  /** The client's end of the connection (`port`): the same for requests that reused a connection. */
+  readonly connection: number | undefined
   /** The parsed JSON body (the raw text when it is not JSON). */
   readonly body: any
   readonly status: number
@@ -342,6 +344,7 @@ export const startFakeLlm = async (options: FakeLlmOptions = {}): Promise<FakeLl
       path: url.pathname,
       query: url.searchParams,
       headers: req.headers,
+      connection: req.socket.remotePort,
       body,
       status,
       chunksSent: 0,

@@ -52,18 +52,15 @@ export const toGatewayError = (config: ProviderConfigView, error: AiError.AiErro
   return new InternalError({ message: `The LLM provider ${config.id} (${config.type}) ${what}: ${"description" in error && error.description ? error.description : error.message}` })
 }
 
-/**
- * One HTTP client for every provider call, with keep-alive: a request reuses a connection (and its
- * TLS session) to the provider instead of opening one. Node's `new http.Agent()` does not keep
- * connections alive unless asked.
- */
-const ProviderHttpClientLive = NodeHttpClient.layerWithoutAgent.pipe(Layer.provide(NodeHttpClient.makeAgentLayer({ keepAlive: true })))
-
 export class Llm extends Effect.Service<Llm>()("gateway/Llm", {
-  dependencies: [ProviderHttpClientLive],
-  effect: Effect.gen(function*() {
+  scoped: Effect.gen(function*() {
+    // One HTTP client for every provider call, with keep-alive: a request reuses a connection (and
+    // its TLS session) to the provider instead of opening one; Node's `new http.Agent()` closes
+    // connections unless asked. Made here, not taken from the context, which may hold another
+    // client (a test server's).
+    const agent = yield* NodeHttpClient.makeAgent({ keepAlive: true })
+    const http = Layer.succeed(HttpClient.HttpClient, yield* NodeHttpClient.make.pipe(Effect.provideService(NodeHttpClient.HttpAgent, agent)))
     const configs = yield* ProviderConfigs
-    const http = Layer.succeed(HttpClient.HttpClient, yield* HttpClient.HttpClient)
     const settings = yield* LlmConfig
     const retry = Schedule.exponential(settings.retryBaseDelay).pipe(Schedule.intersect(Schedule.recurs(settings.retries)))
 
@@ -160,9 +157,20 @@ export class Llm extends Effect.Service<Llm>()("gateway/Llm", {
         )
       },
 
-      /** The answer as it is produced (no retry: parts already sent cannot be taken back). */
+      /**
+       * The answer as it is produced. Throttling, server errors and a connection the provider was
+       * just closing are retried only until the first part arrives: parts already sent cannot be
+       * taken back.
+       */
       stream: (chosen: ChosenModel, prompt: Prompt.RawInput) =>
-        LanguageModel.streamText({ prompt, toolChoice: "none" }).pipe(Stream.provideLayer(chosen.layer))
+        Stream.suspend(() => {
+          let started = false
+          return LanguageModel.streamText({ prompt, toolChoice: "none" }).pipe(
+            Stream.provideLayer(chosen.layer),
+            Stream.tap(() => Effect.sync(() => (started = true))),
+            Stream.retry(retry.pipe(Schedule.whileInput((error: AiError.AiError) => !started && isRetryable(error))))
+          )
+        })
     }
   })
 }) {}

@@ -356,13 +356,19 @@ export class Requests extends Effect.Service<Requests>()("gateway/Requests", {
               return Option.none()
             })
           )
+          /** The outcome is written; what ends the stream then has nothing left to record. */
+          let recorded = false
           const done = Effect.gen(function*() {
             const status = (yield* Deferred.isDone(stop)) ? "STOPPED" as const : "COMPLETED" as const
             yield* finish(principal, prepared.id, outcome(status))
+            recorded = true
             return frame("done", { requestId: prepared.id, conversationId: prepared.conversationId, status, latencyMs: Date.now() - started })
           })
           const failed = (error: ErrorBody) =>
-            finish(principal, prepared.id, outcome("FAILED", error.message)).pipe(Effect.as(frame("error", error)))
+            finish(principal, prepared.id, outcome("FAILED", error.message)).pipe(
+              Effect.tap(() => (recorded = true)),
+              Effect.as(frame("error", error))
+            )
           return Stream.make(frame("start", { requestId: prepared.id, conversationId: prepared.conversationId, provider: prepared.chosen.config.id, model: prepared.chosen.model })).pipe(
             Stream.concat(answer),
             Stream.concat(Stream.fromEffect(done)),
@@ -375,7 +381,7 @@ export class Requests extends Effect.Service<Requests>()("gateway/Requests", {
             Stream.ensuring(
               Effect.suspend(() => {
                 if (running.get(key) === stop) running.delete(key)
-                return finish(principal, prepared.id, outcome("STOPPED"))
+                return recorded ? Effect.void : finish(principal, prepared.id, outcome("STOPPED"))
               })
             )
           )

@@ -395,9 +395,12 @@ export const make = (options: Options): Effect.Effect<LanguageModel.Service, nev
           return Stream.fromIterable(parts)
         })
 
+        // Read to the end of the body, past [DONE]: a response left unread is aborted when the scope
+        // closes, and its connection cannot be used again.
+        let done = false
         return sseData(response.stream).pipe(
           Stream.mapError(httpError("streamText")),
-          Stream.takeWhile((data) => data.trim() !== "[DONE]"),
+          Stream.filter((data) => !(done ||= data.trim() === "[DONE]")),
           Stream.mapConcatEffect(toParts),
           Stream.concat(closing)
         )
