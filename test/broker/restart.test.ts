@@ -5,6 +5,7 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Effect } from "effect"
 import { type ChildProcess, execFileSync, spawn } from "node:child_process"
+import { readFileSync } from "node:fs"
 import { createServer } from "node:net"
 import { isolatedDatabaseUrl, newDataDir } from "../../src/layers/Test.ts"
 import { defaultBackend } from "../support/backends.ts"
@@ -44,11 +45,37 @@ const startBroker = (env: Record<string, string>, port: number) =>
 const awaitExit = (child: ChildProcess) =>
   Effect.promise(() => new Promise<void>((resolve) => (child.exitCode !== null ? resolve() : child.once("exit", () => resolve()))))
 
-const officeProcesses = () => {
+/** The LibreOffice processes (soffice.bin) under a process: only this broker's, whatever else runs on the machine. */
+const officeProcessesUnder = (root: number) => {
+  const children = new Map<number, Array<number>>()
+  for (const line of execFileSync("ps", ["-e", "-o", "pid=,ppid="], { encoding: "utf8" }).trim().split("\n")) {
+    const [pid, ppid] = line.trim().split(/\s+/).map(Number)
+    children.set(ppid!, [...(children.get(ppid!) ?? []), pid!])
+  }
+  const under: Array<number> = []
+  for (let queue = [root]; queue.length > 0;) {
+    const pid = queue.pop()!
+    for (const child of children.get(pid) ?? []) {
+      under.push(child)
+      queue.push(child)
+    }
+  }
+  const command = (pid: number) => {
+    try {
+      return readFileSync(`/proc/${pid}/cmdline`, "utf8")
+    } catch {
+      return "" // gone meanwhile
+    }
+  }
+  return under.filter((pid) => command(pid).includes("soffice.bin"))
+}
+
+const isRunning = (pid: number) => {
   try {
-    return execFileSync("pgrep", ["-f", "soffice.bin"], { encoding: "utf8" }).trim().split("\n").filter(Boolean).length
+    process.kill(pid, 0)
+    return true
   } catch {
-    return 0
+    return false
   }
 }
 
@@ -75,11 +102,13 @@ describe("restart", () => {
     Effect.gen(function*() {
       const { env, first, id, orderId, port } = yield* brokerConverting("3 seconds")
       yield* sleep(1000)
+      const office = officeProcessesUnder(first.child.pid!)
+      expect(office.length).toBeGreaterThan(0)
       first.child.kill("SIGKILL")
       yield* awaitExit(first.child)
       // The LibreOffice of the dead broker goes with it.
-      for (let i = 0; i < 100 && officeProcesses() > 0; i++) yield* sleep(100)
-      expect(officeProcesses()).toBe(0)
+      for (let i = 0; i < 100 && office.some(isRunning); i++) yield* sleep(100)
+      expect(office.filter(isRunning)).toEqual([])
 
       const second = yield* startBroker(env, port)
       // The document and its order survived; once the old lease runs out the order is taken up again.
