@@ -56,8 +56,15 @@ function installSystemPackages() {
   }
   log(`installing system packages: ${names.join(" ")}`)
   const env = { ...process.env, DEBIAN_FRONTEND: "noninteractive" }
-  execFileSync("apt-get", ["update", "-qq"], { stdio: "inherit", env })
-  execFileSync("apt-get", ["install", "-y", "-qq", "--no-install-recommends", ...names], { stdio: "inherit", env })
+  // Another apt (unattended upgrades, a second setup) may hold the lock: wait for it, then say so plainly.
+  const wait = ["-o", "DPkg::Lock::Timeout=600"]
+  try {
+    execFileSync("apt-get", [...wait, "update", "-qq"], { stdio: "inherit", env })
+    execFileSync("apt-get", [...wait, "install", "-y", "-qq", "--no-install-recommends", ...names], { stdio: "inherit", env })
+  } catch (error) {
+    console.error(`[setup] could not install ${names.join(" ")} with apt-get (${error.message.split("\n")[0]}); install them yourself, or run npm start again once apt is free`)
+    process.exit(1)
+  }
 }
 
 const engines = JSON.parse(readFileSync(join(root, "package.json"), "utf8")).engines?.node ?? ""

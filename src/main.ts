@@ -28,5 +28,7 @@ Effect.scoped(
   })
 ).pipe(
   Effect.tapErrorCause(Effect.logError),
-  NodeRuntime.runMain
+  // The services' own logger (level per logger, changed at run time through the actuator) is the
+  // only one: runMain's pretty logger would print every line a second time, unfiltered.
+  (program) => NodeRuntime.runMain(program, { disablePrettyLogger: true })
 )

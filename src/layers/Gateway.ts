@@ -2,14 +2,14 @@
  * The AI gateway: its HttpApi with handlers under /api/v1, the actuator, OpenAPI at /v3/api-docs
  * and the explorer at /swagger-ui/index.html, on the process's infrastructure (shared with the broker).
  */
-import { HttpApiBuilder, HttpApiSwagger, HttpMiddleware } from "@effect/platform"
-import { Layer } from "effect"
+import { HttpApiBuilder, HttpApiSwagger, HttpMiddleware, OpenApi } from "@effect/platform"
+import { Effect, Layer } from "effect"
 import { errorBodies } from "../http/ErrorBodies.ts"
 import { ActuatorHttpLive } from "../http/gateway/ActuatorHttp.ts"
 import { AdminActivityHttpLive } from "../http/gateway/AdminActivityHttp.ts"
 import { AdminLlmHttpLive } from "../http/gateway/AdminLlmHttp.ts"
 import { GatewayApi, gatewayErrorShape } from "../http/gateway/Api.ts"
-import { AdminAuthenticationLive, UserAuthenticationLive } from "../http/gateway/Authentication.ts"
+import { AdminAuthenticationLive, documentIdentity, UserAuthenticationLive } from "../http/gateway/Authentication.ts"
 import { ConversationsHttpLive } from "../http/gateway/ConversationsHttp.ts"
 import { RequestsHttpLive } from "../http/gateway/RequestsHttp.ts"
 import { AdminPromptsHttpLive, AdminTemplatingHttpLive, PromptsHttpLive } from "../http/gateway/PromptsHttp.ts"
@@ -23,7 +23,7 @@ import { Secrets } from "../services/gateway/Secrets.ts"
 import { Templates } from "../services/gateway/Templates.ts"
 import { Requests } from "../services/gateway/Requests.ts"
 import { Statistics } from "../services/gateway/Statistics.ts"
-import { Tenancy } from "../services/gateway/Tenancy.ts"
+import { Tenancy, TenancyConfig } from "../services/gateway/Tenancy.ts"
 import { listen } from "./Listen.ts"
 
 /** Every service of the gateway, on the process's infrastructure (InfrastructureLive). */
@@ -33,7 +33,10 @@ export const GatewayServicesLive = Layer.mergeAll(Requests.Default, Statistics.D
   Layer.provideMerge(Layer.mergeAll(Tenancy.Default, Secrets.Default, LogLevels.Default, Templates.Default))
 )
 
-const GatewayRoutesLive = HttpApiBuilder.api(GatewayApi).pipe(Layer.provide([ActuatorHttpLive, UsersHttpLive, AdminLlmHttpLive, AdminPromptsHttpLive, AdminTemplatingHttpLive, PromptsHttpLive, ConversationsHttpLive, RequestsHttpLive, AdminActivityHttpLive]))
+// The OpenAPI document says how callers identify themselves, as configured.
+const GatewayRoutesLive = Layer.unwrapEffect(
+  TenancyConfig.pipe(Effect.orDie, Effect.map((config) => HttpApiBuilder.api(GatewayApi.annotate(OpenApi.Transform, documentIdentity(config)))))
+).pipe(Layer.provide([ActuatorHttpLive, UsersHttpLive, AdminLlmHttpLive, AdminPromptsHttpLive, AdminTemplatingHttpLive, PromptsHttpLive, ConversationsHttpLive, RequestsHttpLive, AdminActivityHttpLive]))
 
 /** The gateway's HTTP application, without server or services (tests serve it on an ephemeral port). */
 export const GatewayApp = HttpApiBuilder.serve((app) => HttpMiddleware.logger(errorBodies(gatewayErrorShape)(app))).pipe(

@@ -84,6 +84,10 @@ describe("gateway", () => {
         expect((yield* call(`${base}/actuator/loggers/ROOT`, json(admin, { configuredLevel: null }))).status).toBe(204)
         const api = (yield* call(`${base}/v3/api-docs`)).json
         expect(Object.keys(api.paths)).toEqual(expect.arrayContaining(["/actuator/health", "/api/v1/users/details", "/api/v1/admin/llm/provider-conf"]))
+        // The explorer can send the identity headers: every /api operation names them.
+        expect(api.components.securitySchemes.tenant).toEqual(expect.objectContaining({ type: "apiKey", in: "header", name: "x-tenant-id" }))
+        expect(api.paths["/api/v1/requests"].post.security).toContainEqual({ tenant: [], user: [] })
+        expect(api.paths["/actuator/health"].get.security).toEqual([])
         expect((yield* call(`${base}/swagger-ui/index.html`)).status).toBe(200)
       }))
   })
@@ -110,6 +114,7 @@ describe("gateway", () => {
         const details = yield* call(`${base}/api/v1/users/details`, { headers: { authorization: `Bearer ${good}` } })
         expect(details.json).toMatchObject({ tenantId: "initech", userId: "erin", roles: ["admin"], admin: true, authentication: "jwt" })
         expectErrorBody(yield* call(`${base}/api/v1/users/details`), 401, "UNAUTHORIZED")
+        expect((yield* call(`${base}/v3/api-docs`)).json.paths["/api/v1/users/details"].get.security).toEqual([{ bearer: [] }])
         expectErrorBody(yield* call(`${base}/api/v1/users/details`, { headers: { authorization: `Bearer ${yield* token({ sub: "erin", org: { id: "x" } }, "another-secret-of-enough-length-000")}` } }), 401, "UNAUTHORIZED")
         expectErrorBody(yield* call(`${base}/api/v1/users/details`, { headers: { authorization: `Bearer ${yield* token({ sub: "erin" })}` } }), 400, "MISSING_TENANT")
         // Trusted headers mean nothing in this mode.

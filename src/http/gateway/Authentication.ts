@@ -4,10 +4,10 @@
  * is on (FORBIDDEN, 403).
  */
 import { HttpApiMiddleware, HttpServerRequest } from "@effect/platform"
-import { Effect, Layer, Schema } from "effect"
+import { type Config, Effect, Layer, Schema } from "effect"
 import { Forbidden, GatewayErrors } from "../../schemas/GatewayErrors.ts"
 import { CurrentPrincipal } from "../../schemas/Tenancy.ts"
-import { Tenancy } from "../../services/gateway/Tenancy.ts"
+import { Tenancy, type TenancyConfig } from "../../services/gateway/Tenancy.ts"
 
 const PrincipalFailure = Schema.Union(GatewayErrors.MissingTenant, GatewayErrors.MissingUser, GatewayErrors.Unauthorized)
 
@@ -40,3 +40,29 @@ export const AdminAuthenticationLive = Layer.effect(
     )
   )
 )
+
+type IdentityConfig = Pick<typeof TenancyConfig extends Config.Config<infer A> ? A : never, "mode" | "tenantHeader" | "userHeader" | "rolesHeader">
+
+/**
+ * The OpenAPI description of how callers identify themselves (trusted headers by their configured
+ * names, or a bearer token), on every /api operation: the explorer then asks for them and sends them.
+ */
+export const documentIdentity = (config: IdentityConfig) => (spec: Record<string, any>): Record<string, any> => {
+  const schemes = config.mode === "jwt"
+    ? { bearer: { type: "http", scheme: "bearer", bearerFormat: "JWT" } }
+    : {
+      tenant: { type: "apiKey", in: "header", name: config.tenantHeader, description: "Tenant (trusted header set by the authenticating proxy)" },
+      user: { type: "apiKey", in: "header", name: config.userHeader, description: "User (trusted header)" },
+      roles: { type: "apiKey", in: "header", name: config.rolesHeader, description: "Comma-separated roles (trusted header; optional)" }
+    }
+  const requirement = config.mode === "jwt" ? [{ bearer: [] }] : [{ tenant: [], user: [], roles: [] }, { tenant: [], user: [] }]
+  const paths = Object.fromEntries(
+    Object.entries(spec.paths ?? {}).map(([path, operations]) => [
+      path,
+      path.startsWith("/api/")
+        ? Object.fromEntries(Object.entries(operations as Record<string, any>).map(([method, operation]) => [method, { ...operation, security: requirement }]))
+        : operations
+    ])
+  )
+  return { ...spec, paths, components: { ...spec.components, securitySchemes: { ...spec.components?.securitySchemes, ...schemes } } }
+}
