@@ -77,10 +77,13 @@ layer(gateway, { timeout: 120_000 })("admin activity and statistics", (it) => {
       yield* call(`${base}/api/v1/requests?conversationId=${first.conversationId}`, json(t("dave"), { inputs: [{ role: "user", content: [{ type: "text", value: "This?" }, { type: "image", value: PNG_1x1 }] }] }))
       yield* call(`${base}/api/v1/requests`, json(t("dave"), { inputs: [{ role: "user", content: [{ type: "prompt", value: "summarise", payload: { text: "long" } }] }] }))
       yield* call(`${base}/api/v1/requests/${first.id}/feedback/GOOD`, { method: "PUT", headers: t("dave") })
+      // An empty conversation counts as a conversation, everywhere.
+      yield* call(`${base}/api/v1/conversations`, json(t("dave"), { title: "Later" }))
       // erin: a streamed question on the other model, a retry of it, a prompt used twice, one failure.
       const streamed = yield* readEvents(`${base}/api/v1/requests/stream?provider=alt`, json(t("erin"), text("Stream please")))
       const erinConversation = JSON.parse(streamed.events[0]!.data).conversationId
-      yield* call(`${base}/api/v1/requests/retry?provider=alt`, json(t("erin"), { conversation: erinConversation }))
+      // A retry answers with the provider and model of the answer it replaces.
+      yield* call(`${base}/api/v1/requests/retry`, json(t("erin"), { conversation: erinConversation }))
       yield* call(`${base}/api/v1/requests`, json(t("erin"), { inputs: [{ role: "user", content: [{ type: "prompt", value: "summarise", payload: { text: "x" } }] }] }))
       yield* call(`${base}/api/v1/requests`, json(t("erin"), { inputs: [{ role: "user", content: [{ type: "prompt", value: "greet" }] }] }))
       fake.script({ fail: { status: 400, times: 1 } })
@@ -89,29 +92,30 @@ layer(gateway, { timeout: 120_000 })("admin activity and statistics", (it) => {
       const users = (yield* call(`${base}/api/v1/admin/users/statistics`, { headers: boss })).json
       expect(users.totalElements).toBe(2)
       const byUser = Object.fromEntries(users.content.map((u: { userId: string }) => [u.userId, u]))
-      expect(byUser.dave).toMatchObject({ conversations: 2, requests: 3, completedRequests: 3, failedRequests: 0, inputTokens: 30, outputTokens: 6, feedbackGood: 1, feedbackBad: 0 })
+      expect(byUser.dave).toMatchObject({ conversations: 3, requests: 3, completedRequests: 3, failedRequests: 0, inputTokens: 30, outputTokens: 6, feedbackGood: 1, feedbackBad: 0 })
       expect(byUser.erin).toMatchObject({ conversations: 4, requests: 5, completedRequests: 4, failedRequests: 1, inputTokens: 40, outputTokens: 8 })
       expect(users.content[0].userId).toBe("erin")
 
       const details = (yield* call(`${base}/api/v1/admin/users/details?userId=dave`, { headers: boss })).json
       expect(details.statistics).toMatchObject({ userId: "dave", requests: 3 })
-      expect(details.conversations.totalElements).toBe(2)
+      expect(details.conversations.totalElements).toBe(3)
       expectErrorBody(yield* call(`${base}/api/v1/admin/users/details`, { headers: boss }), 400, "BAD_REQUEST")
-      expect((yield* call(`${base}/api/v1/users/details`, { headers: t("dave") })).json.statistics).toMatchObject({ userId: "dave", requests: 3, conversations: 2 })
+      expect((yield* call(`${base}/api/v1/users/details`, { headers: t("dave") })).json.statistics).toMatchObject({ userId: "dave", requests: 3, conversations: 3 })
       expect((yield* call(`${base}/api/v1/users/details`, { headers: t("nobody") })).json.statistics).toMatchObject({ requests: 0, conversations: 0, lastActivityAt: null })
 
       const global = (yield* call(`${base}/api/v1/admin/stats/global`, { headers: boss })).json
-      expect(global).toMatchObject({ users: 2, conversations: 6, requests: 8, completedRequests: 7, failedRequests: 1, inputTokens: 70, outputTokens: 14, feedbackGood: 1, prompts: 2 })
+      expect(global).toMatchObject({ users: 2, conversations: 7, requests: 8, completedRequests: 7, failedRequests: 1, inputTokens: 70, outputTokens: 14, feedbackGood: 1, prompts: 2 })
       // summarise: 2 uses × 300 s; greet: 1 use × 10 s.
       expect(global.timeSavedSeconds).toBe(610)
       expect(global.averageFirstTokenMs).toBeGreaterThanOrEqual(0)
       const future = (yield* call(`${base}/api/v1/admin/stats/global?from=2999-01-01T00:00:00Z`, { headers: boss })).json
       expect(future).toMatchObject({ requests: 0, users: 0, conversations: 0, averageLatencyMs: null })
+      expectErrorBody(yield* call(`${base}/api/v1/admin/stats/global?from=2026-02-01T00:00:00Z&to=2026-01-01T00:00:00Z`, { headers: boss }), 400, "BAD_REQUEST")
 
       const hours = (yield* call(`${base}/api/v1/admin/stats/timeseries?interval=HOUR`, { headers: boss })).json
       expect(hours.points).toHaveLength(48)
       expect(hours.points.reduce((sum: number, p: { requests: number }) => sum + p.requests, 0)).toBe(8)
-      expect(hours.points.at(-1)).toMatchObject({ requests: 8, users: 2 })
+      expect(hours.points.at(-1)).toMatchObject({ requests: 8, users: 2, conversations: 7 })
       const days = (yield* call(`${base}/api/v1/admin/stats/timeseries?interval=DAY&from=2026-01-01T00:00:00Z&to=2026-01-08T00:00:00Z`, { headers: boss })).json
       expect(days.points.map((p: { start: string }) => p.start)).toEqual([1, 2, 3, 4, 5, 6, 7].map((d) => `2026-01-0${d}T00:00:00.000Z`))
       expectErrorBody(yield* call(`${base}/api/v1/admin/stats/timeseries?interval=HOUR&from=2000-01-01T00:00:00Z`, { headers: boss }), 400, "BAD_REQUEST")

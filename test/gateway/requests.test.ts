@@ -66,6 +66,26 @@ layer(gateway, { timeout: 120_000 })("gateway requests", (it) => {
       expect(fake.requests.at(-1)!.body.messages.at(-1)).toEqual({ role: "user", content: "Translate into French: Hello" })
       expect((yield* call(`${base}/api/v1/admin/prompts/translate/statistics`, { headers: alice })).json).toMatchObject({ uses: 1 })
 
+      // A prompt version's LLM settings apply: its model, parameters and system prompt; a retry renders it again with them.
+      yield* call(`${base}/api/v1/admin/prompts`, json(alice, { id: "terse", template: "Explain {{topic}}", llm: { model: "llama-terse", temperature: 0.5, maxTokens: 100, systemPrompt: "Be terse." } }))
+      const terse = yield* call(`${base}/api/v1/requests`, json(alice, { inputs: [{ role: "user", content: [{ type: "prompt", value: "terse", payload: { topic: "gravity" } }] }] }))
+      expect(terse.json).toMatchObject({ model: "llama-terse" })
+      const sentTerse = fake.requests.at(-1)!.body
+      expect(sentTerse).toMatchObject({ model: "llama-terse", temperature: 0.5, max_tokens: 100 })
+      expect(sentTerse.messages).toEqual([{ role: "system", content: "Be terse." }, { role: "user", content: "Explain gravity" }])
+      yield* call(`${base}/api/v1/requests/retry`, json(alice, { conversation: terse.json.conversationId }))
+      expect(fake.requests.at(-1)!.body).toEqual(sentTerse)
+      // The request's own model wins over the prompt's.
+      yield* call(`${base}/api/v1/requests?model=llama-big`, json(alice, { inputs: [{ role: "user", content: [{ type: "prompt", value: "terse", payload: { topic: "tides" } }] }] }))
+      expect(fake.requests.at(-1)!.body).toMatchObject({ model: "llama-big", temperature: 0.5 })
+
+      // Image data that is not an image is the caller's mistake: 400, and nothing is stored.
+      const before = (yield* call(`${base}/api/v1/conversations`, { headers: alice })).json.totalElements
+      for (const value of ["not base64 !!", Buffer.from("hello world").toString("base64")]) {
+        expectErrorBody(yield* call(`${base}/api/v1/requests`, json(alice, { inputs: [{ role: "user", content: [{ type: "image", value }] }] })), 400, "BAD_REQUEST")
+      }
+      expect((yield* call(`${base}/api/v1/conversations`, { headers: alice })).json.totalElements).toBe(before)
+
       const withImage = { inputs: [{ role: "user", content: [{ type: "text", value: "What is this?" }, { type: "image", value: PNG_1x1 }] }] }
       expectErrorBody(yield* call(`${base}/api/v1/requests`, json(alice, withImage)), 422, "LLM_CAPABILITY_ERROR")
       yield* call(`${base}/api/v1/admin/llm/provider-conf/local`, json(alice, { id: "local", type: "openai-compatible", model: "llava", baseUrl: `${fake.url}/v1`, capabilities: { vision: true }, isDefault: true }, "PUT"))

@@ -27,6 +27,14 @@ const GEMINI_URL = "https://generativelanguage.googleapis.com/v1beta/openai"
 export interface ModelChoice {
   readonly providerId: string | undefined
   readonly model: string | undefined
+  /** Generation parameters that take precedence over the configuration's (a prompt version's `llm`). */
+  readonly parameters?: GenerationParameters | undefined
+}
+
+export interface GenerationParameters {
+  readonly temperature?: number | undefined
+  readonly topP?: number | undefined
+  readonly maxTokens?: number | undefined
 }
 
 export interface ChosenModel {
@@ -64,10 +72,10 @@ export class Llm extends Effect.Service<Llm>()("gateway/Llm", {
     const settings = yield* LlmConfig
     const retry = Schedule.exponential(settings.retryBaseDelay).pipe(Schedule.intersect(Schedule.recurs(settings.retries)))
 
-    const layerFor = (config: ProviderConfigView, apiKey: string | null, model: string): Layer.Layer<LanguageModel.LanguageModel> => {
-      const temperature = numberParam(config, "temperature")
-      const topP = numberParam(config, "topP")
-      const maxTokens = numberParam(config, "maxTokens")
+    const layerFor = (config: ProviderConfigView, apiKey: string | null, model: string, parameters: GenerationParameters): Layer.Layer<LanguageModel.LanguageModel> => {
+      const temperature = parameters.temperature ?? numberParam(config, "temperature")
+      const topP = parameters.topP ?? numberParam(config, "topP")
+      const maxTokens = parameters.maxTokens ?? numberParam(config, "maxTokens")
       const key = apiKey ? { apiKey: Redacted.make(apiKey) } : {}
       const baseUrl = config.baseUrl ?? undefined
       // Extra headers of the configuration (a proxy's or gateway's own) go on every request.
@@ -130,7 +138,7 @@ export class Llm extends Effect.Service<Llm>()("gateway/Llm", {
           return yield* new LlmCapabilityError({ message: `The model of ${config.id} does not take images (its configuration does not declare vision)` })
         }
         const model = choice.model ?? config.model
-        return { config, model, layer: layerFor(config, apiKey, model) } satisfies ChosenModel
+        return { config, model, layer: layerFor(config, apiKey, model, choice.parameters ?? {}) } satisfies ChosenModel
       })
 
     return {

@@ -9,17 +9,31 @@ import type { Prompt } from "@effect/ai"
 import { SqlClient, SqlSchema } from "@effect/sql"
 import { PgClient } from "@effect/sql-pg"
 import { Deferred, Duration, Effect, Option, Schedule, Schema, Stream } from "effect"
+import { fileTypeFromBuffer } from "file-type"
 import { randomUUID } from "node:crypto"
-import { type ErrorBody, InternalError, NotFound } from "../../schemas/GatewayErrors.ts"
+import { BadRequest, type ErrorBody, InternalError, NotFound } from "../../schemas/GatewayErrors.ts"
 import { type ContentItem, LlmRequest, RequestBody, type RequestQuery } from "../../schemas/Requests.ts"
 import type { Principal, Reach } from "../../schemas/Tenancy.ts"
 import { Conversations } from "./Conversations.ts"
 import { type ChosenModel, Llm, toGatewayError } from "./Llm.ts"
 import { Prompts } from "./Prompts.ts"
+import type { PromptLlm } from "../../schemas/Prompts.ts"
 import { isoUtc, pageOf, reachFilter } from "../sql/Fragments.ts"
 
 /** SSE comment lines sent while waiting, so that proxies keep the connection open. */
 const HEARTBEAT = Duration.seconds(15)
+/** An item of a question as stored: prompts rendered (with where they came from), images as base64. */
+type StoredItem =
+  | { readonly type: "text"; readonly text: string; readonly prompt?: { readonly id: string; readonly version: number; readonly payload: Readonly<Record<string, unknown>> } }
+  | { readonly type: "image"; readonly mediaType: string; readonly data: string }
+
+/** A retry's query: what it names, else the provider and model of the answer it replaces. */
+const retryQuery = (query: RequestQuery, last: { readonly provider: string | undefined; readonly model: string | undefined }): RequestQuery => ({
+  ...query,
+  provider: query.provider ?? last.provider,
+  model: query.provider === undefined ? query.model ?? last.model : query.model
+})
+
 const notFound = (id: string) => new NotFound({ message: `No request '${id}'` })
 
 /** The PostgreSQL channel on which a stop reaches the instance generating the answer. */
@@ -34,14 +48,23 @@ const titleFrom = (text: string) => {
 }
 
 /** The media type of base64 image data, from its first bytes. */
-const imageType = (base64: string) => {
-  const head = Buffer.from(base64.slice(0, 16), "base64")
-  if (head[0] === 0x89 && head[1] === 0x50) return "image/png"
-  if (head[0] === 0xff && head[1] === 0xd8) return "image/jpeg"
-  if (head.subarray(0, 3).toString("latin1") === "GIF") return "image/gif"
-  if (head.subarray(8, 12).toString("latin1") === "WEBP") return "image/webp"
-  return "application/octet-stream"
-}
+/** The image types language models take. */
+const IMAGE_TYPES = new Set(["image/png", "image/jpeg", "image/gif", "image/webp"])
+
+/** The bytes and type of an image item, recognised by content; BAD_REQUEST for anything else. */
+const decodeImage = (value: string) =>
+  Effect.gen(function*() {
+    const base64 = value.replace(/^data:[^,]*,/, "").replace(/\s+/g, "")
+    if (base64.length === 0 || !/^[A-Za-z0-9+/]*={0,2}$/.test(base64)) {
+      return yield* new BadRequest({ message: "An image item's value must be base64 data or a data: URL" })
+    }
+    const bytes = Buffer.from(base64, "base64")
+    const detected = yield* Effect.promise(() => fileTypeFromBuffer(bytes))
+    if (detected === undefined || !IMAGE_TYPES.has(detected.mime)) {
+      return yield* new BadRequest({ message: `An image item must be a PNG, JPEG, GIF or WebP image${detected ? ` (this one is ${detected.mime})` : ""}` })
+    }
+    return { bytes, base64, mediaType: detected.mime }
+  })
 
 const Row = Schema.Struct({
   id: Schema.String,
@@ -153,34 +176,46 @@ export class Requests extends Effect.Service<Requests>()("gateway/Requests", {
         const items = body.inputs.flatMap((input) => input.content)
         const parts: Array<Prompt.UserMessagePartEncoded> = []
         // What is stored of the question: as sent (prompts rendered, images as base64), so that a retry can send it again.
-        const asked: Array<{ type: "text"; text: string } | { type: "image"; mediaType: string; data: string }> = []
+        const asked: Array<StoredItem> = []
+        // The first prompt's LLM settings (provider, model, parameters, system prompt) apply to the request.
+        let promptLlm: PromptLlm | undefined
         const used: Array<{ readonly promptId: string; readonly version: number }> = []
         for (const item of items) {
           if (item.type === "image") {
-            const data = item.value.replace(/^data:[^,]*,/, "")
-            const mediaType = item.mediaType ?? imageType(data)
+            const image = yield* decodeImage(item.value)
             // Bytes, not base64 text: some clients (OpenAI's) read a string as a file ID.
-            parts.push({ type: "file", mediaType, data: Buffer.from(data, "base64") })
-            asked.push({ type: "image", mediaType, data })
+            parts.push({ type: "file", mediaType: image.mediaType, data: image.bytes })
+            asked.push({ type: "image", mediaType: image.mediaType, data: image.base64 })
             continue
           }
-          let text = item.value
-          if (item.type === "prompt") {
-            const rendered = yield* prompts.renderForRequest(principal.tenantId, item.value, item.version, item.payload ?? {}, { tenantId: principal.tenantId, userId: principal.userId })
-            used.push({ promptId: item.value, version: rendered.version })
-            text = rendered.text
+          if (item.type === "text") {
+            parts.push({ type: "text", text: item.value })
+            asked.push({ type: "text", text: item.value })
+            continue
           }
-          parts.push({ type: "text", text })
-          asked.push({ type: "text", text })
+          const rendered = yield* prompts.renderForRequest(principal.tenantId, item.value, item.version, item.payload ?? {}, { tenantId: principal.tenantId, userId: principal.userId })
+          used.push({ promptId: item.value, version: rendered.version })
+          promptLlm ??= rendered.llm
+          parts.push({ type: "text", text: rendered.text })
+          // The prompt it came from, so that a retry renders it again with its settings.
+          asked.push({ type: "text", text: rendered.text, prompt: { id: item.value, version: rendered.version, payload: item.payload ?? {} } })
         }
         // The model first: a request no provider can take leaves no empty conversation behind.
-        const chosen = yield* llm.choose(principal.tenantId, { providerId: query.provider, model: query.model }, items.some((i) => i.type === "image"))
+        // The request's provider and model first, then the prompt's (its model only with its provider).
+        const providerId = query.provider ?? promptLlm?.providerId
+        const promptModel = query.provider === undefined || query.provider === promptLlm?.providerId ? promptLlm?.model : undefined
+        const chosen = yield* llm.choose(
+          principal.tenantId,
+          { providerId, model: query.model ?? promptModel, parameters: { temperature: promptLlm?.temperature, topP: promptLlm?.topP, maxTokens: promptLlm?.maxTokens } },
+          items.some((i) => i.type === "image")
+        )
         const conversationId = body.conversation ?? query.conversationId
         const conversation = conversationId === undefined
           ? yield* conversations.create(principal, titleFrom(asked.find((p) => p.type === "text")?.text ?? ""))
           : yield* conversations.own(principal, conversationId)
         const earlier = conversationId === undefined ? [] : yield* history(principal, conversation.id, how.replacing)
-        const prompt: Array<Prompt.MessageEncoded> = [...earlier, { role: "user", content: parts }]
+        const system: Array<Prompt.MessageEncoded> = promptLlm?.systemPrompt ? [{ role: "system", content: promptLlm.systemPrompt }] : []
+        const prompt: Array<Prompt.MessageEncoded> = [...system, ...earlier, { role: "user", content: parts }]
         const id = randomUUID()
         const inputs = [{ role: "user", content: asked }]
         yield* sql`INSERT INTO llm_requests ${
@@ -232,15 +267,25 @@ export class Requests extends Effect.Service<Requests>()("gateway/Requests", {
     const lastRequest = (principal: Principal, conversationId: string) =>
       Effect.gen(function*() {
         yield* conversations.own(principal, conversationId)
-        const rows = yield* sql<{ id: string; inputs: unknown }>`SELECT id, inputs FROM llm_requests
+        const rows = yield* sql<{ id: string; inputs: unknown; providerId: string | null; model: string | null }>`SELECT id, inputs, provider_id, model FROM llm_requests
           WHERE tenant_id = ${principal.tenantId} AND conversation_id = ${conversationId} ORDER BY created_at DESC, id DESC LIMIT 1`.pipe(Effect.orDie)
         const last = rows[0]
         if (!last) return yield* new NotFound({ message: `The conversation '${conversationId}' has no request to retry` })
-        const inputs = (typeof last.inputs === "string" ? JSON.parse(last.inputs) : last.inputs) as Array<{ content: Array<{ type: string; text?: string; mediaType?: string; data?: string }> }>
+        const inputs = (typeof last.inputs === "string" ? JSON.parse(last.inputs) : last.inputs) as Array<{ content: Array<StoredItem> }>
         const content = inputs.flatMap((input) => input.content).map((c): ContentItem =>
-          c.type === "text" ? { type: "text", value: c.text ?? "" } : { type: "image", value: c.data ?? "", ...(c.mediaType ? { mediaType: c.mediaType } : {}) }
+          c.type === "image"
+            ? { type: "image", value: c.data, mediaType: c.mediaType }
+            : c.prompt
+            ? { type: "prompt", value: c.prompt.id, version: c.prompt.version, payload: c.prompt.payload }
+            : { type: "text", value: c.text }
         )
-        return { replacing: last.id, body: new RequestBody({ conversation: conversationId, inputs: [{ role: "user", content }] }) }
+        return {
+          replacing: last.id,
+          body: new RequestBody({ conversation: conversationId, inputs: [{ role: "user", content }] }),
+          // The same provider and model as the answer it replaces, unless the retry names others.
+          provider: last.providerId ?? undefined,
+          model: last.model ?? undefined
+        }
       })
 
     const service = {
@@ -289,10 +334,10 @@ export class Requests extends Effect.Service<Requests>()("gateway/Requests", {
 
       /** POST /requests/retry: the conversation's last question answered again, as a new request. */
       retry: (principal: Principal, conversationId: string, query: RequestQuery) =>
-        lastRequest(principal, conversationId).pipe(Effect.flatMap((last) => service.ask(principal, last.body, query, last.replacing))),
+        lastRequest(principal, conversationId).pipe(Effect.flatMap((last) => service.ask(principal, last.body, retryQuery(query, last), last.replacing))),
 
       retryStreaming: (principal: Principal, conversationId: string, query: RequestQuery) =>
-        lastRequest(principal, conversationId).pipe(Effect.flatMap((last) => service.askStreaming(principal, last.body, query, last.replacing))),
+        lastRequest(principal, conversationId).pipe(Effect.flatMap((last) => service.askStreaming(principal, last.body, retryQuery(query, last), last.replacing))),
 
       /** POST /requests: the whole answer. */
       ask: (principal: Principal, body: RequestBody, query: RequestQuery, replacing?: string) =>

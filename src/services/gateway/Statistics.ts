@@ -48,6 +48,12 @@ const UserRow = Schema.Struct({ userId: Schema.String, ...ActivityRow.fields, la
 
 const isoOf = (value: DateTime.Utc | undefined) => (value === undefined ? null : DateTime.formatIso(value))
 
+/** A window whose `from` is not before its `to` is a mistake, not an empty answer. */
+const checkWindow = (window: TimeWindow) =>
+  window.from !== undefined && window.to !== undefined && DateTime.toEpochMillis(window.from) >= DateTime.toEpochMillis(window.to)
+    ? Effect.fail(new BadRequest({ message: "from must be before to" }))
+    : Effect.void
+
 export class Statistics extends Effect.Service<Statistics>()("gateway/Statistics", {
   effect: Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
@@ -129,6 +135,7 @@ export class Statistics extends Effect.Service<Statistics>()("gateway/Statistics
 
       global: (tenantId: string, timeWindow: TimeWindow) =>
         Effect.gen(function*() {
+          yield* checkWindow(timeWindow)
           const [row] = yield* sql`SELECT ${activityColumns}, count(DISTINCT user_id)::int AS users,
               (avg(first_token_ms) FILTER (WHERE first_token_ms IS NOT NULL))::float8 AS average_first_token_ms,
               (SELECT count(*)::int FROM conversations WHERE tenant_id = ${tenantId} AND ${inWindow(timeWindow, "created_at")}) AS conversations,
@@ -162,7 +169,9 @@ export class Statistics extends Effect.Service<Statistics>()("gateway/Statistics
           }
           const unit = interval.toLowerCase()
           const points = yield* sql`SELECT ${iso("b.start")} AS start,
-              count(DISTINCT r.user_id)::int AS users, count(DISTINCT r.conversation_id)::int AS conversations, count(r.id)::int AS requests,
+              count(DISTINCT r.user_id)::int AS users, count(r.id)::int AS requests,
+              (SELECT count(*)::int FROM conversations c WHERE c.tenant_id = ${tenantId}
+                AND date_trunc(${unit}, c.created_at AT TIME ZONE 'UTC') = b.start AND ${inWindow({ from, to }, "c.created_at")}) AS conversations,
               count(r.id) FILTER (WHERE r.status = 'FAILED')::int AS failed_requests,
               COALESCE(sum(r.input_tokens), 0)::int AS input_tokens, COALESCE(sum(r.output_tokens), 0)::int AS output_tokens
             FROM generate_series(
@@ -177,7 +186,7 @@ export class Statistics extends Effect.Service<Statistics>()("gateway/Statistics
         }),
 
       llmDistribution: (tenantId: string, timeWindow: TimeWindow) =>
-        sql`SELECT provider_id AS provider, model, count(*)::int AS requests,
+        checkWindow(timeWindow).pipe(Effect.zipRight(sql`SELECT provider_id AS provider, model, count(*)::int AS requests,
             COALESCE(sum(input_tokens), 0)::int AS input_tokens, COALESCE(sum(output_tokens), 0)::int AS output_tokens,
             (avg(latency_ms) FILTER (WHERE status = 'COMPLETED'))::float8 AS average_latency_ms
           FROM llm_requests WHERE tenant_id = ${tenantId} AND ${inWindow(timeWindow, "created_at")}
@@ -195,10 +204,11 @@ export class Statistics extends Effect.Service<Statistics>()("gateway/Statistics
             const total = rows.reduce((sum, row) => sum + row.requests, 0)
             return rows.map((row) => new ModelUsage({ ...row, share: row.requests / total }))
           })
-        ),
+        ))),
 
       featureAdoption: (tenantId: string, timeWindow: TimeWindow) =>
         Effect.gen(function*() {
+          yield* checkWindow(timeWindow)
           const requests = sql`SELECT user_id, created_at, streamed, used_prompt, has_image, is_retry, feedback IS NOT NULL AS gave_feedback,
               row_number() OVER (PARTITION BY conversation_id ORDER BY created_at, id) > 1 AS follow_up
             FROM llm_requests WHERE tenant_id = ${tenantId}`
