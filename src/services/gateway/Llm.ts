@@ -52,12 +52,26 @@ const numberParam = (config: ProviderConfigView, name: string) => {
 const isRetryable = (error: AiError.AiError) =>
   error._tag === "HttpRequestError" || (error._tag === "HttpResponseError" && (error.response.status === 429 || error.response.status >= 500))
 
+/** What the provider said went wrong: the message of its error body when it sent one (OpenAI's and Anthropic's shapes), else the client's description. */
+const providerMessage = (error: AiError.AiError) => {
+  if (error._tag === "HttpResponseError" && error.body) {
+    try {
+      const body = JSON.parse(error.body)
+      const message = typeof body?.error === "string" ? body.error : body?.error?.message ?? body?.message
+      if (typeof message === "string" && message.length > 0) return message
+    } catch {
+      // not JSON: the description says what there is
+    }
+  }
+  return "description" in error && error.description ? error.description : error.message
+}
+
 export const toGatewayError = (config: ProviderConfigView, error: AiError.AiError) => {
   if (error._tag === "HttpResponseError" && error.response.status >= 400 && error.response.status < 500 && error.response.status !== 429) {
-    return new LlmBadRequest({ message: `${config.id} (${config.type}) refused the request (${error.response.status}): ${error.description ?? error.message}` })
+    return new LlmBadRequest({ message: `${config.id} (${config.type}) refused the request (${error.response.status}): ${providerMessage(error)}` })
   }
   const what = error._tag === "HttpRequestError" ? "could not be reached" : error._tag === "HttpResponseError" ? `answered ${error.response.status}` : "answered something unreadable"
-  return new InternalError({ message: `The LLM provider ${config.id} (${config.type}) ${what}: ${"description" in error && error.description ? error.description : error.message}` })
+  return new InternalError({ message: `The LLM provider ${config.id} (${config.type}) ${what}: ${providerMessage(error)}` })
 }
 
 export class Llm extends Effect.Service<Llm>()("gateway/Llm", {
