@@ -46,7 +46,9 @@ const clarifyDecodeError = (shape: ErrorShape, request: HttpServerRequest.HttpSe
   }
   if (parsed._tag !== "HttpApiDecodeError" || !Array.isArray(parsed.issues)) return Option.none()
   const bodyIssue = parsed.issues.some((issue) => issue.path.length === 0 && issue.message.startsWith("Expected "))
-  const message = bodyIssue && sentOtherThanJson(request)
+  // `curl -d` sends a form: its fields then read as missing ones, which says nothing about the real mistake.
+  const sentForm = (request.headers["content-type"] ?? "").toLowerCase().startsWith("application/x-www-form-urlencoded")
+  const message = (bodyIssue || sentForm) && sentOtherThanJson(request)
     ? `The body must be JSON sent with Content-Type: application/json (got '${request.headers["content-type"] ?? "none"}')`
     : `The request does not match the API: ${readableIssues(parsed.issues)}`
   return Option.some(HttpServerResponse.unsafeJson(shape(400, "decode", message, parsed.issues), { status: 400 }))

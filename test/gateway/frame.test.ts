@@ -32,6 +32,10 @@ describe("gateway", () => {
         expectErrorBody(yield* call(`${base}/api/v1/nothing-here`, { headers: admin }), 404, "RESOURCE_NOT_FOUND")
         expectErrorBody(yield* call(`${base}/api/v1/admin/llm/provider-conf`, { method: "POST", headers: { ...admin, "content-type": "application/json" }, body: "{" }), 400, "BAD_REQUEST")
         expectErrorBody(yield* call(`${base}/api/v1/admin/llm/provider-conf`, json(admin, { id: "x", type: "nope", model: "m" })), 400, "BAD_REQUEST")
+        // What `curl -d` sends: a form, answered with what is wrong (not JSON), not with the fields it lacks.
+        const form = yield* call(`${base}/api/v1/requests`, { method: "POST", headers: { ...admin, "content-type": "application/x-www-form-urlencoded" }, body: JSON.stringify({ inputs: [] }) })
+        expectErrorBody(form, 400, "BAD_REQUEST")
+        expect(form.json.message).toContain("Content-Type: application/json")
         expectErrorBody(yield* call(`${base}/api/v1/admin/llm/provider-conf/absent`, { headers: admin }), 404, "LLM_PROVIDER_NOT_FOUND")
         expectErrorBody(yield* call(`${base}/api/v1/admin/llm/providers/nope/extra-params`, { headers: admin }), 404, "LLM_PROVIDER_NOT_FOUND")
       }))
