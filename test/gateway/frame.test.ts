@@ -85,6 +85,8 @@ describe("gateway", () => {
         expect((yield* call(`${base}/actuator/loggers`, { headers: admin })).json.loggers.ROOT).toEqual({ configuredLevel: null, effectiveLevel: "INFO" })
         expect((yield* call(`${base}/actuator/loggers/ROOT`, json(admin, { configuredLevel: "WARN" }))).status).toBe(204)
         expect((yield* call(`${base}/actuator/loggers`, { headers: admin })).json.loggers.http).toEqual({ configuredLevel: null, effectiveLevel: "WARN" })
+        expect((yield* call(`${base}/actuator/loggers/ROOT`, { headers: admin })).json).toEqual({ configuredLevel: "WARN", effectiveLevel: "WARN" })
+        expect((yield* call(`${base}/actuator/loggers/anything.else`, { headers: admin })).json).toEqual({ configuredLevel: null, effectiveLevel: "WARN" })
         expect((yield* call(`${base}/actuator/loggers/ROOT`, json(admin, { configuredLevel: null }))).status).toBe(204)
         const api = (yield* call(`${base}/v3/api-docs`)).json
         expect(Object.keys(api.paths)).toEqual(expect.arrayContaining(["/actuator/health", "/api/v1/users/details", "/api/v1/admin/llm/provider-conf"]))

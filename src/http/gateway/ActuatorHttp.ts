@@ -27,6 +27,14 @@ export const ActuatorHttpLive = HttpApiBuilder.group(GatewayApi, "actuator", (ha
         ))
       .handle("info", () => allowed(actuator.access.infoAccess).pipe(Effect.as(actuator.info)))
       .handle("loggers", () => allowed(actuator.access.loggersAccess).pipe(Effect.map(() => actuator.loggers())))
+      .handle("logger", ({ path }) =>
+        allowed(actuator.access.loggersAccess).pipe(
+          Effect.map(() => {
+            const { loggers } = actuator.loggers()
+            // A logger not configured takes ROOT's level, as any name can be given one.
+            return loggers[path.name] ?? { configuredLevel: null, effectiveLevel: loggers.ROOT!.effectiveLevel }
+          })
+        ))
       .handle("setLogger", ({ path, payload }) =>
         allowed(actuator.access.loggersAccess).pipe(
           Effect.zipRight(actuator.setLevel(path.name, payload.configuredLevel)),

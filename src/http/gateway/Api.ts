@@ -48,15 +48,17 @@ export const HealthStatus = Schema.Struct({
 })
 
 export const LoggerLevel = Schema.Literal("TRACE", "DEBUG", "INFO", "WARN", "ERROR", "FATAL", "OFF")
+export const LoggerLevels = Schema.Struct({ configuredLevel: Schema.NullOr(LoggerLevel), effectiveLevel: LoggerLevel })
 export const Loggers = Schema.Struct({
   levels: Schema.Array(LoggerLevel),
-  loggers: Schema.Record({ key: Schema.String, value: Schema.Struct({ configuredLevel: Schema.NullOr(LoggerLevel), effectiveLevel: LoggerLevel }) })
+  loggers: Schema.Record({ key: Schema.String, value: LoggerLevels })
 })
 
 export class ActuatorGroup extends HttpApiGroup.make("actuator")
   .add(HttpApiEndpoint.get("health", "/actuator/health").addSuccess(HealthStatus).addError(HealthStatus, { status: 503 }))
   .add(HttpApiEndpoint.get("info", "/actuator/info").addSuccess(Schema.Record({ key: Schema.String, value: Schema.Unknown })))
   .add(HttpApiEndpoint.get("loggers", "/actuator/loggers").addSuccess(Loggers))
+  .add(HttpApiEndpoint.get("logger", "/actuator/loggers/:name").setPath(Schema.Struct({ name: Schema.String })).addSuccess(LoggerLevels))
   .add(
     HttpApiEndpoint.post("setLogger", "/actuator/loggers/:name")
       .setPath(Schema.Struct({ name: Schema.String }))
