@@ -3,10 +3,11 @@
  * key is encrypted at rest (Secrets) and only its last four characters are ever shown.
  */
 import { SqlClient, SqlSchema } from "@effect/sql"
-import { Effect, Option, Schema } from "effect"
+import { Config, Duration, Effect, Either, Option, Schema } from "effect"
 import { BadRequest, Conflict, LlmProviderNotFound } from "../../schemas/GatewayErrors.ts"
 import { ExtraParamDescriptor, ProviderCapabilities, type ProviderConfigInput, ProviderConfigView, ProviderType } from "../../schemas/LlmProviders.ts"
 import { Secrets } from "./Secrets.ts"
+import { durationConfig } from "../DurationConfig.ts"
 import { isoUtc } from "../sql/Fragments.ts"
 
 const temperature = new ExtraParamDescriptor({ name: "temperature", type: "number", description: "Sampling temperature", required: false })
@@ -62,8 +63,25 @@ const view = (row: ProviderRow) =>
     updatedAt: row.updatedAt
   })
 
+export const ProviderConfigsConfig = Config.all({
+  /** How long a process keeps a tenant's configurations for its requests (0: read them for every request). */
+  cacheTtl: durationConfig("LLM_PROVIDER_CACHE_TTL", "5 seconds")
+})
+
+/** A configuration as a request uses it: its key decrypted. */
+export interface UsableConfig {
+  readonly config: ProviderConfigView
+  readonly apiKey: string | null
+}
+
+interface StoredConfig {
+  readonly config: ProviderConfigView
+  readonly apiKey: Either.Either<string | null, Error>
+}
+
 export class ProviderConfigs extends Effect.Service<ProviderConfigs>()("gateway/ProviderConfigs", {
   effect: Effect.gen(function*() {
+    const settings = yield* ProviderConfigsConfig
     const sql = yield* SqlClient.SqlClient
     const secrets = yield* Secrets
     const iso = (column: string) => isoUtc(sql, column)
@@ -122,6 +140,27 @@ export class ProviderConfigs extends Effect.Service<ProviderConfigs>()("gateway/
     const soleDefault = (tenantId: string, input: ProviderConfigInput) =>
       input.isDefault ? sql`UPDATE llm_providers SET is_default = false WHERE tenant_id = ${tenantId} AND id <> ${input.id}`.pipe(Effect.asVoid) : Effect.void
 
+    /**
+     * The configurations a request can use, keys decrypted, per tenant: read again after
+     * LLM_PROVIDER_CACHE_TTL, and at once after a change made through this process.
+     */
+    const usableCache = new Map<string, { readonly at: number; readonly usable: ReadonlyArray<StoredConfig> }>()
+    const forget = (tenantId: string) => Effect.sync(() => usableCache.delete(tenantId))
+    const usableOf = (tenantId: string) =>
+      Effect.gen(function*() {
+        const cached = usableCache.get(tenantId)
+        if (cached && Date.now() - cached.at < Duration.toMillis(settings.cacheTtl)) return cached.usable
+        const rows = yield* listRows(tenantId).pipe(Effect.orDie)
+        const usable: ReadonlyArray<StoredConfig> = yield* Effect.forEach(rows, (row) =>
+          Effect.gen(function*() {
+            // A key that cannot be decrypted fails the requests that use it, not those of the tenant's other configurations.
+            const apiKey = row.apiKeyEncrypted === null ? Either.right(null) : yield* Effect.either(secrets.decrypt(row.apiKeyEncrypted))
+            return { config: view(row), apiKey }
+          }))
+        usableCache.set(tenantId, { at: Date.now(), usable })
+        return usable
+      })
+
     return {
       types: Object.keys(PROVIDER_TYPES) as ReadonlyArray<ProviderType>,
 
@@ -135,7 +174,7 @@ export class ProviderConfigs extends Effect.Service<ProviderConfigs>()("gateway/
       get: (tenantId: string, id: string) => existing(tenantId, id).pipe(Effect.map(view)),
 
       create: (tenantId: string, input: ProviderConfigInput) =>
-        Effect.gen(function*() {
+        Effect.ensuring(forget(tenantId))(Effect.gen(function*() {
           yield* checkBaseUrl(input)
           if (Option.isSome(yield* findRow({ tenantId, id: input.id }).pipe(Effect.orDie))) {
             return yield* new Conflict({ message: `An LLM provider configuration '${input.id}' already exists` })
@@ -149,10 +188,10 @@ export class ProviderConfigs extends Effect.Service<ProviderConfigs>()("gateway/
             )
           ).pipe(Effect.orDie)
           return yield* existing(tenantId, input.id).pipe(Effect.map(view))
-        }),
+        })),
 
       update: (tenantId: string, id: string, input: ProviderConfigInput) =>
-        Effect.gen(function*() {
+        Effect.ensuring(forget(tenantId))(Effect.gen(function*() {
           if (input.id !== id) return yield* new BadRequest({ message: `The body's id '${input.id}' differs from the path's '${id}'` })
           yield* existing(tenantId, id)
           yield* checkBaseUrl(input)
@@ -164,7 +203,7 @@ export class ProviderConfigs extends Effect.Service<ProviderConfigs>()("gateway/
             )
           ).pipe(Effect.orDie)
           return yield* existing(tenantId, id).pipe(Effect.map(view))
-        }),
+        })),
 
       /**
        * The configuration a request will use, with its key decrypted: the one named, else the
@@ -172,28 +211,24 @@ export class ProviderConfigs extends Effect.Service<ProviderConfigs>()("gateway/
        */
       forUse: (tenantId: string, id: string | undefined) =>
         Effect.gen(function*() {
-          let row: ProviderRow
-          if (id !== undefined) {
-            row = yield* existing(tenantId, id)
-          } else {
-            const rows = yield* listRows(tenantId).pipe(Effect.orDie)
-            const chosen = rows.find((r) => r.isDefault) ?? (rows.length === 1 ? rows[0] : undefined)
-            if (!chosen) {
-              return yield* new LlmProviderNotFound({
-                message: rows.length === 0
-                  ? "No LLM provider is configured for this tenant: create one under /api/v1/admin/llm/provider-conf"
-                  : "Several LLM providers are configured and none is the default: name one with the provider parameter, or mark one isDefault"
-              })
-            }
-            row = chosen
-          }
-          const apiKey = row.apiKeyEncrypted === null ? null : yield* secrets.decrypt(row.apiKeyEncrypted).pipe(Effect.orDie)
-          return { config: view(row), apiKey }
+          const usable = yield* usableOf(tenantId)
+          const chosen = id !== undefined
+            ? usable.find((u) => u.config.id === id)
+            : usable.find((u) => u.config.isDefault) ?? (usable.length === 1 ? usable[0] : undefined)
+          if (chosen) return { config: chosen.config, apiKey: yield* Effect.orDie(chosen.apiKey) } satisfies UsableConfig
+          return yield* new LlmProviderNotFound({
+            message: id !== undefined
+              ? `No LLM provider configuration '${id}'`
+              : usable.length === 0
+              ? "No LLM provider is configured for this tenant: create one under /api/v1/admin/llm/provider-conf"
+              : "Several LLM providers are configured and none is the default: name one with the provider parameter, or mark one isDefault"
+          })
         }),
 
       remove: (tenantId: string, id: string) =>
         sql<{ id: string }>`DELETE FROM llm_providers WHERE tenant_id = ${tenantId} AND id = ${id} RETURNING id`.pipe(
           Effect.orDie,
+          Effect.ensuring(forget(tenantId)),
           Effect.flatMap((deleted) =>
             deleted.length > 0 ? Effect.void : Effect.fail(new LlmProviderNotFound({ message: `No LLM provider configuration '${id}'` }))
           )
