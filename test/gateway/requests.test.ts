@@ -5,7 +5,7 @@
  * disconnect cancelling the upstream call, usage and feedback recorded.
  */
 import { expect, layer } from "@effect/vitest"
-import { Effect, Layer } from "effect"
+import { Effect, Layer, Schedule } from "effect"
 import { GatewayUrl, gatewayTestLayer } from "../../src/layers/Test.ts"
 import { defaultBackend } from "../support/backends.ts"
 import { eventually, FakeLlmServer } from "../support/fake-llm.ts"
@@ -177,6 +177,19 @@ layer(gateway, { timeout: 120_000 })("gateway requests", (it) => {
       yield* eventually(() => fake.requests.at(-1)!.disconnected, 5_000, "the upstream call to be cancelled")
       yield* Effect.promise(() => new Promise((resolve) => setTimeout(resolve, 200)))
       expect((yield* call(`${base}/api/v1/requests/${requestId}`, { headers: alice })).json.status).toBe("STOPPED")
+
+      // A client that gives up on a whole answer: the upstream call is cancelled and the request is not left RUNNING.
+      fake.script({ text: "Too late.", wholeDelayMs: 3_000 })
+      const started = fake.requests.length
+      yield* Effect.promise(() =>
+        fetch(`${base}/api/v1/requests`, { ...json(alice, { inputs: [{ role: "user", content: [{ type: "text", value: "Slow one" }] }] }), signal: AbortSignal.timeout(300) }).catch(() => undefined)
+      )
+      yield* eventually(() => fake.requests.length > started && fake.requests.at(-1)!.disconnected, 5_000, "the upstream call to be cancelled")
+      const newest = (yield* call(`${base}/api/v1/conversations`, { headers: alice })).json.content[0]
+      expect(newest.title).toBe("Slow one")
+      const statusOf = call(`${base}/api/v1/requests?conversation=${newest.id}`, { headers: alice }).pipe(Effect.map((reply) => reply.json.content[0].status as string))
+      const status = yield* statusOf.pipe(Effect.filterOrFail((s) => s !== "RUNNING"), Effect.retry({ schedule: Schedule.spaced("50 millis"), times: 40 }))
+      expect(status).toBe("STOPPED")
     }))
 
   it.effect("retry answers the last question again (image included), without the earlier answer in the history; retry/stream streams it", () =>

@@ -20,6 +20,8 @@ export interface FakeScript {
   readonly delayMs: number
   readonly usage: { readonly promptTokens: number; readonly completionTokens: number }
   readonly finishReason: string
+  /** A whole (not streamed) answer waits this long before it is sent: a slow model. */
+  readonly wholeDelayMs?: number
   /** The next `times` requests fail with `status`, with the error body of the route's protocol. */
   readonly fail?: {
     readonly status: number
@@ -365,7 +367,12 @@ export const startFakeLlm = async (options: FakeLlmOptions = {}): Promise<FakeLl
       return
     }
     try {
-      await protocol.answer({ req, res, record, script: current })
+      const script = current
+      if (record.body?.stream !== true && script.wholeDelayMs) {
+        await sleep(script.wholeDelayMs)
+        if (record.disconnected) return
+      }
+      await protocol.answer({ req, res, record, script })
     } catch (error) {
       if (!res.headersSent) json(res, 500, { error: { message: String(error), type: "server_error", code: null } })
       else res.destroy()

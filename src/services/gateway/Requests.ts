@@ -352,6 +352,8 @@ export class Requests extends Effect.Service<Requests>()("gateway/Requests", {
               Deferred.await(stop).pipe(Effect.as({ stopped: true as const }))
             ).pipe(
               Effect.tapError((error) => finish(principal, prepared.id, { status: "FAILED", response: "", latencyMs: Date.now() - started, errorMessage: error.message })),
+              // The client went away (or the server is stopping): the upstream call is cancelled, and the record must not stay RUNNING.
+              Effect.onInterrupt(() => finish(principal, prepared.id, { status: "STOPPED", response: "", latencyMs: Date.now() - started })),
               Effect.flatMap((result) =>
                 result.stopped
                   ? finish(principal, prepared.id, { status: "STOPPED", response: "", latencyMs: Date.now() - started })
