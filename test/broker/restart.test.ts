@@ -4,46 +4,14 @@
  */
 import { describe, expect, it } from "@effect/vitest"
 import { Effect } from "effect"
-import { type ChildProcess, execFileSync, spawn } from "node:child_process"
+import { execFileSync } from "node:child_process"
 import { readFileSync } from "node:fs"
-import { createServer } from "node:net"
 import { isolatedDatabaseUrl, newDataDir } from "../../src/layers/Test.ts"
 import { defaultBackend } from "../support/backends.ts"
 import { call, corpusFile, uploadOk } from "../support/http.ts"
+import { awaitExit, freePort, sleep, startService } from "../support/processes.ts"
 
-const sleep = (ms: number) => Effect.promise(() => new Promise((resolve) => setTimeout(resolve, ms)))
-
-const freePort = Effect.promise(() =>
-  new Promise<number>((resolve) => {
-    const server = createServer().listen(0, "127.0.0.1", () => {
-      const { port } = server.address() as { port: number }
-      server.close(() => resolve(port))
-    })
-  })
-)
-
-/** Starts `npm start -- broker` as its own process and waits until it is ready. */
-const startBroker = (env: Record<string, string>, port: number) =>
-  Effect.acquireRelease(
-    Effect.gen(function*() {
-      const child = spawn(process.execPath, ["--import", "tsx", "src/main.ts", "broker"], {
-        env: { ...process.env, ...env, BROKER_PORT: String(port), BROKER_HOST: "127.0.0.1" },
-        stdio: ["ignore", "ignore", "inherit"]
-      })
-      const base = `http://127.0.0.1:${port}`
-      for (let i = 0; i < 600; i++) {
-        if (child.exitCode !== null) throw new Error(`the broker exited with ${child.exitCode}`)
-        const ready = yield* Effect.promise(() => fetch(`${base}/health/readiness`).then((r) => r.status, () => 0))
-        if (ready === 200) return { child, base }
-        yield* sleep(100)
-      }
-      throw new Error("the broker did not get ready within 60 s")
-    }),
-    ({ child }) => Effect.sync(() => child.exitCode === null && child.kill("SIGKILL"))
-  )
-
-const awaitExit = (child: ChildProcess) =>
-  Effect.promise(() => new Promise<void>((resolve) => (child.exitCode !== null ? resolve() : child.once("exit", () => resolve()))))
+const startBroker = (env: Record<string, string>, port: number) => startService("broker", env, port)
 
 /** The LibreOffice processes (soffice.bin) under a process: only this broker's, whatever else runs on the machine. */
 const officeProcessesUnder = (root: number) => {

@@ -135,6 +135,10 @@ export class Requests extends Effect.Service<Requests>()("gateway/Requests", {
         Effect.retry(Schedule.spaced("1 second")),
         Effect.forkScoped
       )
+    } else {
+      // The embedded database is this process's alone: a request still RUNNING was cut off by a crash.
+      yield* sql`UPDATE llm_requests SET status = 'FAILED', error_message = 'The gateway stopped before the answer was complete',
+          completed_at = clock_timestamp() WHERE status = 'RUNNING'`.pipe(Effect.orDie)
     }
 
     const iso = (column: string) => isoUtc(sql, column)
