@@ -27,7 +27,7 @@ export class ProviderCapabilities extends Schema.Class<ProviderCapabilities>("Pr
 
 const ExtraParams = Schema.Record({ key: Schema.String, value: Schema.Union(Schema.String, Schema.Number, Schema.Boolean) })
 
-/** Body of POST /provider-conf and PUT /provider-conf/{id}. */
+/** Body of POST /provider-conf. */
 export class ProviderConfigInput extends Schema.Class<ProviderConfigInput>("ProviderConfigInput")({
   id: ConfigId,
   type: ProviderType,
@@ -44,6 +44,12 @@ export class ProviderConfigInput extends Schema.Class<ProviderConfigInput>("Prov
   fallbackProviderId: Schema.optional(ConfigId),
   /** The tenant's provider when a request names none. */
   isDefault: Schema.optional(Schema.Boolean)
+}) {}
+
+/** Body of PUT /provider-conf/{id}: the same, its `id` optional (the path names it; a different one is BAD_REQUEST). */
+export class ProviderConfigUpdate extends Schema.Class<ProviderConfigUpdate>("ProviderConfigUpdate")({
+  ...ProviderConfigInput.fields,
+  id: Schema.optional(ConfigId)
 }) {}
 
 /** A configuration as every read shows it: the key masked. */

@@ -68,6 +68,9 @@ describe("gateway", () => {
         expect(updated.json).toMatchObject({ model: "gpt-4.1", apiKey: "****WXYZ", capabilities: { vision: true, tools: false } })
         expect((yield* call(conf, { headers: acme })).json.map((c: { apiKey: string }) => c.apiKey)).toEqual(["****WXYZ"])
         expectErrorBody(yield* call(`${conf}/main`, json(acme, { ...provider, id: "other" }, "PUT")), 400, "BAD_REQUEST")
+        // The path names the configuration; the body need not repeat it.
+        expect((yield* call(`${conf}/main`, json(acme, { type: "openai", model: "gpt-4.1-mini" }, "PUT"))).json).toMatchObject({ id: "main", model: "gpt-4.1-mini" })
+        expectErrorBody(yield* call(`${conf}/no%20such`, json(acme, { type: "openai", model: "m" }, "PUT")), 404, "LLM_PROVIDER_NOT_FOUND")
         expectErrorBody(yield* call(conf, json(acme, { id: "local", type: "openai-compatible", model: "llama3" })), 400, "BAD_REQUEST")
 
         expect((yield* call(`${conf}/main`, { method: "DELETE", headers: acme })).status).toBe(204)

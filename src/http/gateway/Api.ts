@@ -8,7 +8,7 @@ import { Conversation, ConversationCreate, ConversationListParams, Page, PagePar
 import { LlmRequest, RequestBody, RequestQuery, RetryBody } from "../../schemas/Requests.ts"
 import { GatewayErrors } from "../../schemas/GatewayErrors.ts"
 import type { ErrorShape } from "../ErrorBodies.ts"
-import { ExtraParamDescriptor, ProviderConfigInput, ProviderConfigView } from "../../schemas/LlmProviders.ts"
+import { ExtraParamDescriptor, ProviderConfigInput, ProviderConfigUpdate, ProviderConfigView } from "../../schemas/LlmProviders.ts"
 import {
   AvailablePrompt,
   DraftCreate,
@@ -87,7 +87,7 @@ export class AdminLlmGroup extends HttpApiGroup.make("adminLlm")
   .add(HttpApiEndpoint.get("list", "/provider-conf").addSuccess(Schema.Array(ProviderConfigView)))
   .add(HttpApiEndpoint.get("get")`/provider-conf/${providerId}`.addSuccess(ProviderConfigView))
   .add(HttpApiEndpoint.post("create", "/provider-conf").setPayload(ProviderConfigInput).addSuccess(ProviderConfigView, { status: 201 }))
-  .add(HttpApiEndpoint.put("update")`/provider-conf/${providerId}`.setPayload(ProviderConfigInput).addSuccess(ProviderConfigView))
+  .add(HttpApiEndpoint.put("update")`/provider-conf/${providerId}`.setPayload(ProviderConfigUpdate).addSuccess(ProviderConfigView))
   .add(HttpApiEndpoint.del("remove")`/provider-conf/${providerId}`.addSuccess(NoContent))
   .addError(GatewayErrors.BadRequest)
   .addError(GatewayErrors.LlmProviderNotFound)
