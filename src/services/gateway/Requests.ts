@@ -8,7 +8,7 @@
 import type { Prompt } from "@effect/ai"
 import { SqlClient, SqlSchema } from "@effect/sql"
 import { PgClient } from "@effect/sql-pg"
-import { Deferred, Duration, Effect, Option, Schedule, Schema, Stream } from "effect"
+import { Deferred, Duration, Effect, Option, Schedule, Schema, Stream, Struct } from "effect"
 import { fileTypeFromBuffer } from "file-type"
 import { randomUUID } from "node:crypto"
 import { BadRequest, type ErrorBody, InternalError, NotFound } from "../../schemas/GatewayErrors.ts"
@@ -66,43 +66,17 @@ const decodeImage = (value: string) =>
     return { bytes, base64, mediaType: detected.mime }
   })
 
+/** A row of llm_requests: the record's fields, with the provider, usage and inputs as stored. */
 const Row = Schema.Struct({
-  id: Schema.String,
-  conversationId: Schema.String,
-  status: Schema.Literal("RUNNING", "COMPLETED", "FAILED", "STOPPED"),
+  ...Struct.omit(LlmRequest.fields, "provider", "usage", "inputs"),
   inputs: Schema.Union(Schema.Array(Schema.Unknown), Schema.parseJson(Schema.Array(Schema.Unknown))),
-  response: Schema.String,
   providerId: Schema.NullOr(Schema.String),
-  model: Schema.NullOr(Schema.String),
   inputTokens: Schema.NullOr(Schema.Int),
-  outputTokens: Schema.NullOr(Schema.Int),
-  latencyMs: Schema.NullOr(Schema.Int),
-  firstTokenMs: Schema.NullOr(Schema.Int),
-  feedback: Schema.NullOr(Schema.Literal("GOOD", "BAD")),
-  errorMessage: Schema.NullOr(Schema.String),
-  replacedBy: Schema.NullOr(Schema.String),
-  createdAt: Schema.String,
-  completedAt: Schema.NullOr(Schema.String)
+  outputTokens: Schema.NullOr(Schema.Int)
 })
 
-const toRecord = (row: typeof Row.Type) =>
-  new LlmRequest({
-    id: row.id,
-    conversationId: row.conversationId,
-    status: row.status,
-    inputs: row.inputs,
-    response: row.response,
-    provider: row.providerId,
-    model: row.model,
-    usage: { inputTokens: row.inputTokens, outputTokens: row.outputTokens },
-    latencyMs: row.latencyMs,
-    firstTokenMs: row.firstTokenMs,
-    feedback: row.feedback,
-    errorMessage: row.errorMessage,
-    replacedBy: row.replacedBy,
-    createdAt: row.createdAt,
-    completedAt: row.completedAt
-  })
+const toRecord = ({ inputTokens, outputTokens, providerId, ...row }: typeof Row.Type) =>
+  new LlmRequest({ ...row, provider: providerId, usage: { inputTokens, outputTokens } })
 
 interface Outcome {
   readonly status: "COMPLETED" | "FAILED" | "STOPPED"
