@@ -13,7 +13,6 @@ export class Unauthorized extends Schema.TaggedError<Unauthorized>()("UNAUTHORIZ
 export class Forbidden extends Schema.TaggedError<Forbidden>()("FORBIDDEN", { message: Schema.String }) {}
 export class NotFound extends Schema.TaggedError<NotFound>()("NOT_FOUND", { message: Schema.String }) {}
 export class LlmProviderNotFound extends Schema.TaggedError<LlmProviderNotFound>()("LLM_PROVIDER_NOT_FOUND", { message: Schema.String }) {}
-export class NotImplemented extends Schema.TaggedError<NotImplemented>()("NOT_IMPLEMENTED", { message: Schema.String }) {}
 export class Conflict extends Schema.TaggedError<Conflict>()("CONFLICT", { message: Schema.String }) {}
 export class LlmCapabilityError extends Schema.TaggedError<LlmCapabilityError>()("LLM_CAPABILITY_ERROR", { message: Schema.String }) {}
 export class InternalError extends Schema.TaggedError<InternalError>()("INTERNAL_ERROR", { message: Schema.String }) {}
@@ -42,7 +41,6 @@ export const GatewayErrors = {
   Forbidden: onTheWire(Forbidden, 403),
   NotFound: onTheWire(NotFound, 404),
   LlmProviderNotFound: onTheWire(LlmProviderNotFound, 404),
-  NotImplemented: onTheWire(NotImplemented, 405),
   Conflict: onTheWire(Conflict, 409),
   LlmCapabilityError: onTheWire(LlmCapabilityError, 422),
   InternalError: onTheWire(InternalError, 500)

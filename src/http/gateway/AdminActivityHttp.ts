@@ -1,6 +1,5 @@
 import { HttpApiBuilder } from "@effect/platform"
 import { Effect } from "effect"
-import { UserActivity } from "../../schemas/Statistics.ts"
 import { CurrentPrincipal } from "../../schemas/Tenancy.ts"
 import { Conversations } from "../../services/gateway/Conversations.ts"
 import { Requests } from "../../services/gateway/Requests.ts"
@@ -18,13 +17,7 @@ export const AdminActivityHttpLive = HttpApiBuilder.group(GatewayApi, "adminActi
     const statistics = yield* Statistics
     return handlers
       .handle("userStatistics", ({ urlParams }) => tenantReach().pipe(Effect.flatMap((reach) => statistics.users(reach, urlParams.page, urlParams.size))))
-      .handle("userDetails", ({ urlParams }) =>
-        tenantReach(urlParams.userId).pipe(
-          Effect.flatMap((reach) =>
-            Effect.all({ statistics: statistics.user(reach.tenantId, urlParams.userId), conversations: conversations.list(reach, urlParams) })
-          ),
-          Effect.map((activity) => new UserActivity({ userId: urlParams.userId, ...activity }))
-        ))
+      .handle("userDetails", ({ urlParams }) => tenantId.pipe(Effect.flatMap((tenant) => statistics.activity(tenant, urlParams.userId, urlParams))))
       .handle("conversations", ({ urlParams }) => tenantReach(urlParams.userId).pipe(Effect.flatMap((reach) => conversations.list(reach, urlParams))))
       .handle("conversation", ({ path }) => tenantReach().pipe(Effect.flatMap((reach) => conversations.own(reach, path.conversation_id))))
       .handle("removeConversation", ({ path }) => tenantReach().pipe(Effect.flatMap((reach) => conversations.remove(reach, path.conversation_id))))

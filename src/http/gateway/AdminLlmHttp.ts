@@ -1,6 +1,5 @@
 import { HttpApiBuilder } from "@effect/platform"
 import { Effect } from "effect"
-import { ProviderConfigInput } from "../../schemas/LlmProviders.ts"
 import { CurrentPrincipal } from "../../schemas/Tenancy.ts"
 import { ProviderConfigs } from "../../services/gateway/ProviderConfigs.ts"
 import { GatewayApi } from "./Api.ts"
@@ -15,7 +14,6 @@ export const AdminLlmHttpLive = HttpApiBuilder.group(GatewayApi, "adminLlm", (ha
       .handle("list", () => tenant.pipe(Effect.flatMap(configs.list)))
       .handle("get", ({ path }) => tenant.pipe(Effect.flatMap((tenantId) => configs.get(tenantId, path.id))))
       .handle("create", ({ payload }) => tenant.pipe(Effect.flatMap((tenantId) => configs.create(tenantId, payload))))
-      .handle("update", ({ path, payload }) =>
-        tenant.pipe(Effect.flatMap((tenantId) => configs.update(tenantId, path.id, new ProviderConfigInput({ ...payload, id: payload.id ?? path.id }, { disableValidation: true })))))
+      .handle("update", ({ path, payload }) => tenant.pipe(Effect.flatMap((tenantId) => configs.update(tenantId, path.id, payload))))
       .handle("remove", ({ path }) => tenant.pipe(Effect.flatMap((tenantId) => configs.remove(tenantId, path.id))))
   }))

@@ -198,7 +198,6 @@ export class RequestsGroup extends HttpApiGroup.make("requests")
   .addError(GatewayErrors.LlmBadRequest)
   .addError(GatewayErrors.LlmProviderNotFound)
   .addError(GatewayErrors.LlmCapabilityError)
-  .addError(GatewayErrors.NotImplemented)
   .middleware(UserAuthentication)
   .prefix("/api/v1")
 {}

@@ -5,7 +5,7 @@
 import { SqlClient, SqlSchema } from "@effect/sql"
 import { Config, Duration, Effect, Either, Option, Schema } from "effect"
 import { BadRequest, Conflict, LlmProviderNotFound } from "../../schemas/GatewayErrors.ts"
-import { ExtraParamDescriptor, ProviderCapabilities, type ProviderConfigInput, ProviderConfigView, ProviderType } from "../../schemas/LlmProviders.ts"
+import { ExtraParamDescriptor, ProviderCapabilities, type ProviderConfigInput, type ProviderConfigUpdate, ProviderConfigView, ProviderType } from "../../schemas/LlmProviders.ts"
 import { Secrets } from "./Secrets.ts"
 import { durationConfig } from "../DurationConfig.ts"
 import { isoUtc } from "../sql/Fragments.ts"
@@ -190,9 +190,11 @@ export class ProviderConfigs extends Effect.Service<ProviderConfigs>()("gateway/
           return yield* existing(tenantId, input.id).pipe(Effect.map(view))
         })),
 
-      update: (tenantId: string, id: string, input: ProviderConfigInput) =>
+      /** The path names the configuration; a body may leave its `id` out, not name another. */
+      update: (tenantId: string, id: string, body: ProviderConfigUpdate) =>
         Effect.ensuring(forget(tenantId))(Effect.gen(function*() {
-          if (input.id !== id) return yield* new BadRequest({ message: `The body's id '${input.id}' differs from the path's '${id}'` })
+          if (body.id !== undefined && body.id !== id) return yield* new BadRequest({ message: `The body's id '${body.id}' differs from the path's '${id}'` })
+          const input = { ...body, id }
           yield* existing(tenantId, id)
           yield* checkBaseUrl(input)
           yield* checkFallback(tenantId, input)

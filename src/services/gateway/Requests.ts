@@ -27,6 +27,10 @@ type StoredItem =
   | { readonly type: "text"; readonly text: string; readonly prompt?: { readonly id: string; readonly version: number; readonly payload: Readonly<Record<string, unknown>> } }
   | { readonly type: "image"; readonly mediaType: string; readonly data: string }
 
+/** The items of a stored question (the jsonb column may come back as text, depending on the driver). */
+const storedItems = (inputs: unknown): ReadonlyArray<StoredItem> =>
+  ((typeof inputs === "string" ? JSON.parse(inputs) : inputs) as ReadonlyArray<{ readonly content: ReadonlyArray<StoredItem> }>).flatMap((input) => input.content)
+
 /** A retry's query: what it names, else the provider and model of the answer it replaces. */
 const retryQuery = (query: RequestQuery, last: { readonly provider: string | undefined; readonly model: string | undefined }): RequestQuery => ({
   ...query,
@@ -140,8 +144,7 @@ export class Requests extends Effect.Service<Requests>()("gateway/Requests", {
         Effect.orDie,
         Effect.map((rows) =>
           rows.flatMap((row): Array<Prompt.MessageEncoded> => {
-            const inputs = (typeof row.inputs === "string" ? JSON.parse(row.inputs) : row.inputs) as Array<{ content: Array<{ type: string; text?: string }> }>
-            const asked = inputs.flatMap((input) => input.content).filter((c) => c.type === "text").map((c) => c.text ?? "").join("\n")
+            const asked = storedItems(row.inputs).flatMap((c) => (c.type === "text" ? [c.text] : [])).join("\n")
             return [{ role: "user", content: asked }, { role: "assistant", content: row.response }]
           })
         )
@@ -249,8 +252,7 @@ export class Requests extends Effect.Service<Requests>()("gateway/Requests", {
           WHERE tenant_id = ${principal.tenantId} AND conversation_id = ${conversationId} ORDER BY created_at DESC, id DESC LIMIT 1`.pipe(Effect.orDie)
         const last = rows[0]
         if (!last) return yield* new NotFound({ message: `The conversation '${conversationId}' has no request to retry` })
-        const inputs = (typeof last.inputs === "string" ? JSON.parse(last.inputs) : last.inputs) as Array<{ content: Array<StoredItem> }>
-        const content = inputs.flatMap((input) => input.content).map((c): ContentItem =>
+        const content = storedItems(last.inputs).map((c): ContentItem =>
           c.type === "image"
             ? { type: "image", value: c.data, mediaType: c.mediaType }
             : c.prompt

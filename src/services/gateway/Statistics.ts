@@ -17,9 +17,12 @@ import {
   Timeseries,
   TimeseriesPoint,
   type TimeWindow,
+  UserActivity,
   UserStatistics
 } from "../../schemas/Statistics.ts"
+import type { PageParams } from "../../schemas/Conversations.ts"
 import type { Reach } from "../../schemas/Tenancy.ts"
+import { Conversations } from "./Conversations.ts"
 import { isoUtc, pageOf, reachFilter } from "../sql/Fragments.ts"
 
 /** Buckets of a time series when the window is not given, ending now. */
@@ -57,6 +60,7 @@ const checkWindow = (window: TimeWindow) =>
 export class Statistics extends Effect.Service<Statistics>()("gateway/Statistics", {
   effect: Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
+    const conversations = yield* Conversations
     const iso = (column: string) => isoUtc(sql, column)
 
     const inWindow = (window: TimeWindow, column: string) =>
@@ -101,36 +105,43 @@ export class Statistics extends Effect.Service<Statistics>()("gateway/Statistics
         FROM prompt_usage u LEFT JOIN prompt_versions v ON v.tenant_id = u.tenant_id AND v.prompt_id = u.prompt_id AND v.version = u.version
         WHERE u.tenant_id = ${tenantId} GROUP BY u.prompt_id`
 
+    /** One user's figures (zeros for a user with no activity). */
+    const user = (tenantId: string, userId: string) =>
+      userRows({ tenantId, userId }, 1, 0).pipe(
+        Effect.map(([row]) => {
+          if (row === undefined) {
+            return new UserStatistics({
+              userId,
+              conversations: 0,
+              requests: 0,
+              completedRequests: 0,
+              failedRequests: 0,
+              stoppedRequests: 0,
+              inputTokens: 0,
+              outputTokens: 0,
+              averageLatencyMs: null,
+              feedbackGood: 0,
+              feedbackBad: 0,
+              lastActivityAt: null
+            })
+          }
+          const { total: _total, ...figures } = row
+          return new UserStatistics(figures)
+        })
+      )
+
     return {
       /** Figures of every user of the reach (the tenant, or one user). */
       users: (reach: Reach, page: number, size: number) =>
         userRows(reach, size, page * size).pipe(
           Effect.map((rows) => pageOf(rows.map(({ total: _total, ...row }) => new UserStatistics(row)), page, size, rows[0]?.total ?? 0))
         ),
+      user,
 
-      /** One user's figures (zeros for a user with no activity). */
-      user: (tenantId: string, userId: string) =>
-        userRows({ tenantId, userId }, 1, 0).pipe(
-          Effect.map(([row]) => {
-            if (row === undefined) {
-              return new UserStatistics({
-                userId,
-                conversations: 0,
-                requests: 0,
-                completedRequests: 0,
-                failedRequests: 0,
-                stoppedRequests: 0,
-                inputTokens: 0,
-                outputTokens: 0,
-                averageLatencyMs: null,
-                feedbackGood: 0,
-                feedbackBad: 0,
-                lastActivityAt: null
-              })
-            }
-            const { total: _total, ...figures } = row
-            return new UserStatistics(figures)
-          })
+      /** A user's figures and a page of their conversations, most recent first. */
+      activity: (tenantId: string, userId: string, page: PageParams) =>
+        Effect.all({ statistics: user(tenantId, userId), conversations: conversations.list({ tenantId, userId }, page) }).pipe(
+          Effect.map((activity) => new UserActivity({ userId, ...activity }))
         ),
 
       global: (tenantId: string, timeWindow: TimeWindow) =>
@@ -221,8 +232,11 @@ export class Statistics extends Effect.Service<Statistics>()("gateway/Statistics
             Effect.flatMap(Schema.decodeUnknown(Schema.Array(Schema.Struct({ feature: Feature, requests: Int, users: Int })))),
             Effect.orDie
           )
-          const [{ activeUsers }] = (yield* sql`SELECT count(DISTINCT user_id)::int AS active_users FROM llm_requests
-            WHERE tenant_id = ${tenantId} AND ${inWindow(timeWindow, "created_at")}`.pipe(Effect.orDie)) as unknown as [{ activeUsers: number }]
+          const [{ activeUsers }] = yield* sql`SELECT count(DISTINCT user_id)::int AS active_users FROM llm_requests
+            WHERE tenant_id = ${tenantId} AND ${inWindow(timeWindow, "created_at")}`.pipe(
+            Effect.flatMap(Schema.decodeUnknown(Schema.Tuple(Schema.Struct({ activeUsers: Int })))),
+            Effect.orDie
+          )
           const features = Feature.literals.map((feature) => {
             const use = uses.find((u) => u.feature === feature)
             const users = use?.users ?? 0
