@@ -1,18 +1,19 @@
 /**
  * Language models per request: the tenant's provider configuration (named, default or only one)
- * becomes an @effect/ai `LanguageModel` layer for that request. Errors of the provider become the
- * gateway's codes; rejected requests are not retried, throttling and server errors are (with
- * backoff), and a configuration with a fallback hands over to it once its retries are spent.
+ * becomes an @effect/ai `LanguageModel`, built once per configuration version, model and
+ * parameters and kept for the next requests. Errors of the provider become the gateway's codes;
+ * rejected requests are not retried, throttling and server errors are (with backoff), and a
+ * configuration with a fallback hands over to it once its retries are spent.
  */
 import { AiError, LanguageModel, type Prompt } from "@effect/ai"
 import { AnthropicClient, AnthropicLanguageModel } from "@effect/ai-anthropic"
 import { OpenAiClient, OpenAiLanguageModel } from "@effect/ai-openai"
 import { HttpClient, HttpClientRequest } from "@effect/platform"
-import { NodeHttpClient } from "@effect/platform-node"
-import { Config, Effect, Layer, Redacted, Schedule, Stream } from "effect"
+import { Config, Context, Effect, ExecutionStrategy, Exit, Layer, Redacted, Schedule, Scope, Stream } from "effect"
 import { InternalError, LlmBadRequest, LlmCapabilityError } from "../../schemas/GatewayErrors.ts"
 import type { ProviderConfigView } from "../../schemas/LlmProviders.ts"
 import * as ChatCompletions from "./llm/ChatCompletions.ts"
+import * as ProviderHttpClient from "./llm/ProviderHttpClient.ts"
 import { ProviderConfigs } from "./ProviderConfigs.ts"
 
 export const LlmConfig = Config.all({
@@ -40,8 +41,11 @@ export interface GenerationParameters {
 export interface ChosenModel {
   readonly config: ProviderConfigView
   readonly model: string
-  readonly layer: Layer.Layer<LanguageModel.LanguageModel>
+  readonly languageModel: LanguageModel.Service
 }
+
+/** Language models kept built; the least recently built is dropped past this many. */
+const BUILT_MODELS = 256
 
 const numberParam = (config: ProviderConfigView, name: string) => {
   const value = config.extraParams[name]
@@ -77,11 +81,9 @@ export const toGatewayError = (config: ProviderConfigView, error: AiError.AiErro
 export class Llm extends Effect.Service<Llm>()("gateway/Llm", {
   scoped: Effect.gen(function*() {
     // One HTTP client for every provider call, with keep-alive: a request reuses a connection (and
-    // its TLS session) to the provider instead of opening one; Node's `new http.Agent()` closes
-    // connections unless asked. Made here, not taken from the context, which may hold another
-    // client (a test server's).
-    const agent = yield* NodeHttpClient.makeAgent({ keepAlive: true })
-    const http = Layer.succeed(HttpClient.HttpClient, yield* NodeHttpClient.make.pipe(Effect.provideService(NodeHttpClient.HttpAgent, agent)))
+    // its TLS session) to the provider instead of opening one. Made here, not taken from the
+    // context, which may hold another client (a test server's).
+    const http = Layer.succeed(HttpClient.HttpClient, ProviderHttpClient.make(yield* ProviderHttpClient.makeAgents))
     const configs = yield* ProviderConfigs
     const settings = yield* LlmConfig
     const retry = Schedule.exponential(settings.retryBaseDelay).pipe(Schedule.intersect(Schedule.recurs(settings.retries)))
@@ -145,6 +147,34 @@ export class Llm extends Effect.Service<Llm>()("gateway/Llm", {
       }
     }
 
+    // Built models by configuration version (a changed key or setting changes updatedAt), model
+    // and parameters: building one costs more than the rest of a request's own work. Each has a
+    // scope of its own, closed when it is dropped.
+    const serviceScope = yield* Effect.scope
+    const built = new Map<string, { readonly languageModel: LanguageModel.Service; readonly scope: Scope.CloseableScope }>()
+    const languageModelFor = (tenantId: string, config: ProviderConfigView, apiKey: string | null, model: string, parameters: GenerationParameters) =>
+      Effect.gen(function*() {
+        const key = JSON.stringify([tenantId, config.id, config.updatedAt, model, parameters.temperature, parameters.topP, parameters.maxTokens])
+        const existing = built.get(key)
+        if (existing) return existing.languageModel
+        const scope = yield* Scope.fork(serviceScope, ExecutionStrategy.sequential)
+        const context = yield* Layer.buildWithScope(layerFor(config, apiKey, model, parameters), scope)
+        const languageModel = Context.get(context, LanguageModel.LanguageModel)
+        // Another fiber may have built the same one meanwhile: the first stays.
+        const raced = built.get(key)
+        if (raced) {
+          yield* Scope.close(scope, Exit.void)
+          return raced.languageModel
+        }
+        built.set(key, { languageModel, scope })
+        if (built.size > BUILT_MODELS) {
+          const [oldestKey, oldest] = built.entries().next().value!
+          built.delete(oldestKey)
+          yield* Scope.close(oldest.scope, Exit.void)
+        }
+        return languageModel
+      })
+
     const choose = (tenantId: string, choice: ModelChoice, needsVision: boolean) =>
       Effect.gen(function*() {
         const { apiKey, config } = yield* configs.forUse(tenantId, choice.providerId)
@@ -152,7 +182,8 @@ export class Llm extends Effect.Service<Llm>()("gateway/Llm", {
           return yield* new LlmCapabilityError({ message: `The model of ${config.id} does not take images (its configuration does not declare vision)` })
         }
         const model = choice.model ?? config.model
-        return { config, model, layer: layerFor(config, apiKey, model, choice.parameters ?? {}) } satisfies ChosenModel
+        const languageModel = yield* languageModelFor(tenantId, config, apiKey, model, choice.parameters ?? {})
+        return { config, model, languageModel } satisfies ChosenModel
       })
 
     return {
@@ -164,8 +195,7 @@ export class Llm extends Effect.Service<Llm>()("gateway/Llm", {
        */
       generate: (tenantId: string, chosen: ChosenModel, prompt: Prompt.RawInput, needsVision: boolean) => {
         const attempt = (model: ChosenModel) =>
-          LanguageModel.generateText({ prompt, toolChoice: "none" }).pipe(
-            Effect.provide(model.layer),
+          model.languageModel.generateText({ prompt, toolChoice: "none" }).pipe(
             Effect.retry({ schedule: retry, while: isRetryable })
           )
         return attempt(chosen).pipe(
@@ -187,8 +217,7 @@ export class Llm extends Effect.Service<Llm>()("gateway/Llm", {
       stream: (chosen: ChosenModel, prompt: Prompt.RawInput) =>
         Stream.suspend(() => {
           let started = false
-          return LanguageModel.streamText({ prompt, toolChoice: "none" }).pipe(
-            Stream.provideLayer(chosen.layer),
+          return chosen.languageModel.streamText({ prompt, toolChoice: "none" }).pipe(
             Stream.tap(() => Effect.sync(() => (started = true))),
             Stream.retry(retry.pipe(Schedule.whileInput((error: AiError.AiError) => !started && isRetryable(error))))
           )

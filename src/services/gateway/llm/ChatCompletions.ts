@@ -335,9 +335,8 @@ export const make = (options: Options): Effect.Effect<LanguageModel.Service, nev
       Stream.unwrapScoped(Effect.gen(function*() {
         const idGenerator = yield* IdGenerator.IdGenerator
         const body = yield* requestBody(providerOptions, true)
-        // `withScope` ties the request's abort to this stream's scope: when the stream ends, fails
-        // or is interrupted (the consumer went away), the HTTP request is aborted.
-        const response = yield* HttpClient.withScope(client).execute(request(body)).pipe(
+        // Ending the body's stream early (the consumer went away) closes the connection: see ProviderHttpClient.
+        const response = yield* client.execute(request(body)).pipe(
           Effect.mapError(httpError("streamText")),
           Effect.flatMap(failOnStatus("streamText"))
         )
