@@ -21,6 +21,7 @@ import { Prompts } from "../services/gateway/Prompts.ts"
 import { ProviderConfigs } from "../services/gateway/ProviderConfigs.ts"
 import { Secrets } from "../services/gateway/Secrets.ts"
 import { Templates } from "../services/gateway/Templates.ts"
+import { RequestRecorder } from "../services/gateway/RequestRecorder.ts"
 import { Requests } from "../services/gateway/Requests.ts"
 import { Statistics } from "../services/gateway/Statistics.ts"
 import { Tenancy, TenancyConfig } from "../services/gateway/Tenancy.ts"
@@ -29,7 +30,7 @@ import { listen } from "./Listen.ts"
 /** Every service of the gateway, on the process's infrastructure (InfrastructureLive). */
 export const GatewayServicesLive = Layer.mergeAll(Requests.Default, Statistics.Default, Actuator.Default, UserAuthenticationLive, AdminAuthenticationLive).pipe(
   Layer.provideMerge(Layer.mergeAll(Llm.Default, Prompts.DefaultWithoutDependencies, Conversations.Default)),
-  Layer.provideMerge(ProviderConfigs.Default),
+  Layer.provideMerge(Layer.mergeAll(ProviderConfigs.Default, RequestRecorder.Default)),
   Layer.provideMerge(Layer.mergeAll(Tenancy.Default, Secrets.Default, LogLevels.Default, Templates.Default))
 )
 

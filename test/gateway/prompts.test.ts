@@ -9,6 +9,7 @@ import { Effect } from "effect"
 import * as http from "node:http"
 import { GatewayUrl, gatewayTestLayer } from "../../src/layers/Test.ts"
 import { Prompts } from "../../src/services/gateway/Prompts.ts"
+import { preciseNow, RequestRecorder } from "../../src/services/gateway/RequestRecorder.ts"
 import { defaultBackend } from "../support/backends.ts"
 import { as, expectErrorBody, json } from "../support/gateway.ts"
 import { call } from "../support/http.ts"
@@ -159,8 +160,10 @@ describe("gateway prompts", () => {
           versions: [{ promptId: "quick", version: 0, uses: 0, lastUsedAt: null }]
         })
         const service = yield* Prompts
-        yield* service.recordUse("initech", "quick", 0)
-        yield* service.recordUse("initech", "quick", 0)
+        // Uses as the request pipeline records them: behind the answer, counted by the next read.
+        const recorder = yield* RequestRecorder
+        yield* recorder.promptUsed("initech", "quick", 0, preciseNow())
+        yield* recorder.promptUsed("initech", "quick", 0, preciseNow())
         const stats = (yield* call(`${prompts}/quick/statistics`, { headers: admin })).json
         expect(stats).toMatchObject({ uses: 2, versions: [{ version: 0, uses: 2 }] })
         expect(stats.lastUsedAt).toMatch(/^\d{4}-/)

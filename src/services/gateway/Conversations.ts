@@ -9,6 +9,7 @@ import { Conversation, type PageParams } from "../../schemas/Conversations.ts"
 import { NotFound } from "../../schemas/GatewayErrors.ts"
 import type { Principal, Reach } from "../../schemas/Tenancy.ts"
 import { isoUtc, pageOf, reachFilter } from "../sql/Fragments.ts"
+import { afterRecords, RequestRecorder } from "./RequestRecorder.ts"
 
 const ConversationRow = Schema.Struct({
   id: Schema.String,
@@ -21,6 +22,7 @@ const ConversationRow = Schema.Struct({
 export class Conversations extends Effect.Service<Conversations>()("gateway/Conversations", {
   effect: Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
+    const recorder = yield* RequestRecorder
     const iso = (column: string) => isoUtc(sql, column)
     const columns = sql`id, title, user_id, ${iso("created_at")} AS created_at, ${iso("updated_at")} AS updated_at`
     const toConversation = (row: typeof ConversationRow.Type) => new Conversation(row)
@@ -41,7 +43,8 @@ export class Conversations extends Effect.Service<Conversations>()("gateway/Conv
         }))
       )
 
-    return {
+    // Readers and writers of conversations come after this process's pending records (RequestRecorder).
+    return afterRecords(recorder.settled, {
       own,
 
       create: (principal: Principal, title: string | undefined) =>
@@ -71,6 +74,6 @@ export class Conversations extends Effect.Service<Conversations>()("gateway/Conv
           Effect.zipRight(sql`DELETE FROM conversations WHERE ${reachFilter(sql, reach)} AND id = ${id}`.pipe(Effect.orDie)),
           Effect.asVoid
         )
-    }
+    })
   })
 }) {}

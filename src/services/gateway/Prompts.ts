@@ -25,6 +25,7 @@ import {
   VersionStatistics,
   type VersionUpdate
 } from "../../schemas/Prompts.ts"
+import { RequestRecorder } from "./RequestRecorder.ts"
 import { type RenderContext, Templates } from "./Templates.ts"
 import { isoUtc } from "../sql/Fragments.ts"
 
@@ -130,6 +131,7 @@ export class Prompts extends Effect.Service<Prompts>()("gateway/Prompts", {
   effect: Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
     const templates = yield* Templates
+    const recorder = yield* RequestRecorder
     const iso = (column: string) => isoUtc(sql, column)
     const promptColumns = sql`id, base, ${iso("created_at")} AS created_at, ${iso("updated_at")} AS updated_at`
     const versionColumns = sql`prompt_id, version, state, template, name, description, category, quick_prompt, llm, time_saved_seconds,
@@ -316,6 +318,8 @@ export class Prompts extends Effect.Service<Prompts>()("gateway/Prompts", {
       }),
 
       discardDraft: Effect.fn("Prompts.discardDraft")(function*(tenantId: string, id: string, version: number) {
+        // A pending use of the draft must not outlive it.
+        yield* recorder.settled
         yield* inTransaction(Effect.gen(function*() {
           const { versions } = yield* load(tenantId, id, true)
           const target = yield* pick(id, versions, version)
@@ -363,14 +367,9 @@ export class Prompts extends Effect.Service<Prompts>()("gateway/Prompts", {
         renderVersion(tenantId, promptId, version, payload, context),
 
       /** Counts one use of a version (by the request pipeline). */
-      recordUse: (tenantId: string, promptId: string, version: number) =>
-        sql`INSERT INTO prompt_usage (tenant_id, prompt_id, version, uses, last_used_at) VALUES (${tenantId}, ${promptId}, ${version}, 1, now())
-            ON CONFLICT (tenant_id, prompt_id, version) DO UPDATE SET uses = prompt_usage.uses + 1, last_used_at = now()`.pipe(
-          Effect.orDie,
-          Effect.asVoid
-        ),
-
       statistics: Effect.fn("Prompts.statistics")(function*(tenantId: string, id: string) {
+        // Uses are recorded behind the requests (RequestRecorder): this process's pending ones count too.
+        yield* recorder.settled
         const { versions } = yield* load(tenantId, id)
         const perVersion = versionStatistics(id, versions, yield* findUsage({ tenantId, id }).pipe(Effect.orDie))
         const lastUsed = perVersion.map((v) => v.lastUsedAt).filter((at): at is string => at !== null).sort().at(-1) ?? null
@@ -378,6 +377,7 @@ export class Prompts extends Effect.Service<Prompts>()("gateway/Prompts", {
       }),
 
       versionStatistics: Effect.fn("Prompts.versionStatistics")(function*(tenantId: string, id: string, version: number) {
+        yield* recorder.settled
         const { versions } = yield* load(tenantId, id)
         const target = yield* pick(id, versions, version)
         return versionStatistics(id, [target], yield* findUsage({ tenantId, id }).pipe(Effect.orDie))[0]!
@@ -416,5 +416,5 @@ export class Prompts extends Effect.Service<Prompts>()("gateway/Prompts", {
         ))
     }
   }),
-  dependencies: [Templates.Default]
+  dependencies: [Templates.Default, RequestRecorder.Default]
 }) {}

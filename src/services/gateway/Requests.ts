@@ -19,6 +19,7 @@ import { type ChosenModel, Llm, toGatewayError } from "./Llm.ts"
 import { Prompts } from "./Prompts.ts"
 import type { PromptLlm } from "../../schemas/Prompts.ts"
 import { isoUtc, pageOf, reachFilter } from "../sql/Fragments.ts"
+import { afterRecords, apiTime, type Outcome, preciseNow, RequestRecorder } from "./RequestRecorder.ts"
 
 /** SSE comment lines sent while waiting, so that proxies keep the connection open. */
 const HEARTBEAT = Duration.seconds(15)
@@ -82,22 +83,13 @@ const Row = Schema.Struct({
 const toRecord = ({ inputTokens, outputTokens, providerId, ...row }: typeof Row.Type) =>
   new LlmRequest({ ...row, provider: providerId, usage: { inputTokens, outputTokens } })
 
-interface Outcome {
-  readonly status: "COMPLETED" | "FAILED" | "STOPPED"
-  readonly response: string
-  readonly inputTokens?: number | undefined
-  readonly outputTokens?: number | undefined
-  readonly latencyMs: number
-  readonly firstTokenMs?: number | null | undefined
-  readonly errorMessage?: string | undefined
-}
-
 export class Requests extends Effect.Service<Requests>()("gateway/Requests", {
   scoped: Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
     const llm = yield* Llm
     const prompts = yield* Prompts
     const conversations = yield* Conversations
+    const recorder = yield* RequestRecorder
     /** Stop signals of the generations running in this process, by `tenant/conversation`. */
     const running = new Map<string, Deferred.Deferred<void>>()
     const runningKey = (tenantId: string, conversationId: string) => `${tenantId}/${conversationId}`
@@ -190,51 +182,67 @@ export class Requests extends Effect.Service<Requests>()("gateway/Requests", {
           { providerId, model: query.model ?? promptModel, parameters: { temperature: promptLlm?.temperature, topP: promptLlm?.topP, maxTokens: promptLlm?.maxTokens } },
           items.some((i) => i.type === "image")
         )
-        const conversationId = body.conversation ?? query.conversationId
-        const conversation = conversationId === undefined
-          ? yield* conversations.create(principal, titleFrom(asked.find((p) => p.type === "text")?.text ?? ""))
-          : yield* conversations.own(principal, conversationId)
-        const earlier = conversationId === undefined ? [] : yield* history(principal, conversation.id, how.replacing)
+        const followed = body.conversation ?? query.conversationId
+        const id = randomUUID()
+        const at = preciseNow()
+        const tenantId = principal.tenantId
+        // A follow-up reads its conversation and history (after this process's pending records);
+        // a new conversation is only recorded: nothing is read or awaited before the model is asked.
+        const conversationId = followed === undefined ? randomUUID() : (yield* conversations.own(principal, followed)).id
+        const earlier = followed === undefined ? [] : yield* history(principal, conversationId, how.replacing)
+        if (followed === undefined) {
+          yield* recorder.conversationStarted(tenantId, conversationId, principal.userId, titleFrom(asked.find((p) => p.type === "text")?.text ?? ""), at)
+        }
         const system: Array<Prompt.MessageEncoded> = promptLlm?.systemPrompt ? [{ role: "system", content: promptLlm.systemPrompt }] : []
         const prompt: Array<Prompt.MessageEncoded> = [...system, ...earlier, { role: "user", content: parts }]
-        const id = randomUUID()
         const inputs = [{ role: "user", content: asked }]
-        yield* sql`INSERT INTO llm_requests ${
-          sql.insert({
-            tenantId: principal.tenantId,
-            id,
-            conversationId: conversation.id,
-            userId: principal.userId,
-            inputs: JSON.stringify(inputs),
-            status: "RUNNING",
-            providerId: chosen.config.id,
-            model: chosen.model,
-            streamed: how.streamed,
-            usedPrompt: used.length > 0,
-            hasImage: asked.some((p) => p.type === "image"),
-            isRetry: how.replacing !== undefined
-          })
-        }`.pipe(Effect.orDie)
-        if (conversationId !== undefined) {
-          yield* sql`UPDATE conversations SET updated_at = now() WHERE tenant_id = ${principal.tenantId} AND id = ${conversation.id}`.pipe(Effect.orDie)
-        }
-        if (how.replacing !== undefined) {
-          yield* sql`UPDATE llm_requests SET replaced_by = ${id} WHERE tenant_id = ${principal.tenantId} AND id = ${how.replacing}`.pipe(Effect.orDie)
-        }
-        yield* Effect.forEach(used, (use) => prompts.recordUse(principal.tenantId, use.promptId, use.version), { discard: true })
-        return { id, conversationId: conversation.id, prompt, chosen, needsVision: items.some((i) => i.type === "image") }
+        yield* recorder.requestStarted({
+          tenantId,
+          id,
+          conversationId,
+          userId: principal.userId,
+          inputs,
+          providerId: chosen.config.id,
+          model: chosen.model,
+          streamed: how.streamed,
+          usedPrompt: used.length > 0,
+          hasImage: asked.some((p) => p.type === "image"),
+          isRetry: how.replacing !== undefined,
+          at
+        })
+        if (followed !== undefined) yield* recorder.conversationTouched(tenantId, conversationId, at)
+        if (how.replacing !== undefined) yield* recorder.requestReplaced(tenantId, how.replacing, id)
+        yield* Effect.forEach(used, (use) => recorder.promptUsed(tenantId, use.promptId, use.version, at), { discard: true })
+        return { id, conversationId, prompt, chosen, inputs, createdAt: at, needsVision: items.some((i) => i.type === "image") }
       })
 
-    /** Records the outcome of a running request; the record as it now stands (none when it was no longer running). */
-    const finish = (principal: Principal, id: string, outcome: Outcome) =>
-      sql`UPDATE llm_requests SET status = ${outcome.status}, response = ${outcome.response}, input_tokens = ${outcome.inputTokens ?? null},
-            output_tokens = ${outcome.outputTokens ?? null}, latency_ms = ${outcome.latencyMs}, first_token_ms = ${outcome.firstTokenMs ?? null},
-            error_message = ${outcome.errorMessage ?? null}, completed_at = clock_timestamp()
-          WHERE tenant_id = ${principal.tenantId} AND id = ${id} AND status = 'RUNNING' RETURNING ${columns}`.pipe(
-        Effect.flatMap(Schema.decodeUnknown(Schema.Array(Row))),
-        Effect.orDie,
-        Effect.map((rows) => Option.map(Option.fromNullable(rows[0]), toRecord))
+    type Prepared = Effect.Effect.Success<ReturnType<typeof prepare>>
+
+    /** Records the outcome of a request; the record as it now stands (a later outcome of the same request does not replace it). */
+    const finish = (principal: Principal, prepared: Prepared, outcome: Outcome) => {
+      const at = preciseNow()
+      return recorder.requestFinished(principal.tenantId, prepared.id, outcome, at).pipe(
+        Effect.as(
+          new LlmRequest({
+            id: prepared.id,
+            conversationId: prepared.conversationId,
+            status: outcome.status,
+            inputs: prepared.inputs,
+            response: outcome.response,
+            provider: prepared.chosen.config.id,
+            model: prepared.chosen.model,
+            usage: { inputTokens: outcome.inputTokens ?? null, outputTokens: outcome.outputTokens ?? null },
+            latencyMs: outcome.latencyMs,
+            firstTokenMs: outcome.firstTokenMs ?? null,
+            feedback: null,
+            errorMessage: outcome.errorMessage ?? null,
+            replacedBy: null,
+            createdAt: apiTime(prepared.createdAt),
+            completedAt: apiTime(at)
+          })
+        )
       )
+    }
 
     /** Runs `effect` as the conversation's generation, stoppable by `stop`. */
     const stoppable = <A, E, R>(key: string, effect: (stop: Deferred.Deferred<void>) => Effect.Effect<A, E, R>) =>
@@ -268,7 +276,8 @@ export class Requests extends Effect.Service<Requests>()("gateway/Requests", {
         }
       })
 
-    const service = {
+    // Readers of the records see this process's pending ones first (RequestRecorder).
+    const reads = afterRecords(recorder.settled, {
       get: own,
 
       /** A conversation's requests oldest first; without a conversation (admin views) the reach's newest first. */
@@ -314,30 +323,31 @@ export class Requests extends Effect.Service<Requests>()("gateway/Requests", {
 
       /** POST /requests/retry: the conversation's last question answered again, as a new request. */
       retry: (principal: Principal, conversationId: string, query: RequestQuery) =>
-        lastRequest(principal, conversationId).pipe(Effect.flatMap((last) => service.ask(principal, last.body, retryQuery(query, last), last.replacing))),
+        lastRequest(principal, conversationId).pipe(Effect.flatMap((last) => ask(principal, last.body, retryQuery(query, last), last.replacing))),
 
       retryStreaming: (principal: Principal, conversationId: string, query: RequestQuery) =>
-        lastRequest(principal, conversationId).pipe(Effect.flatMap((last) => service.askStreaming(principal, last.body, retryQuery(query, last), last.replacing))),
+        lastRequest(principal, conversationId).pipe(Effect.flatMap((last) => askStreaming(principal, last.body, retryQuery(query, last), last.replacing)))
+    })
 
-      /** POST /requests: the whole answer. */
-      ask: (principal: Principal, body: RequestBody, query: RequestQuery, replacing?: string) =>
+    /** POST /requests: the whole answer. */
+    const ask = (principal: Principal, body: RequestBody, query: RequestQuery, replacing?: string) =>
         Effect.gen(function*() {
           const prepared = yield* prepare(principal, body, query, { streamed: false, replacing })
           const started = Date.now()
-          const finished = yield* stoppable(runningKey(principal.tenantId, prepared.conversationId), (stop) =>
+          return yield* stoppable(runningKey(principal.tenantId, prepared.conversationId), (stop) =>
             Effect.raceFirst(
               llm.generate(principal.tenantId, prepared.chosen, prepared.prompt, prepared.needsVision).pipe(
                 Effect.map((response) => ({ stopped: false as const, response }))
               ),
               Deferred.await(stop).pipe(Effect.as({ stopped: true as const }))
             ).pipe(
-              Effect.tapError((error) => finish(principal, prepared.id, { status: "FAILED", response: "", latencyMs: Date.now() - started, errorMessage: error.message })),
+              Effect.tapError((error) => finish(principal, prepared, { status: "FAILED", response: "", latencyMs: Date.now() - started, errorMessage: error.message })),
               // The client went away (or the server is stopping): the upstream call is cancelled, and the record must not stay RUNNING.
-              Effect.onInterrupt(() => finish(principal, prepared.id, { status: "STOPPED", response: "", latencyMs: Date.now() - started })),
+              Effect.onInterrupt(() => finish(principal, prepared, { status: "STOPPED", response: "", latencyMs: Date.now() - started })),
               Effect.flatMap((result) =>
                 result.stopped
-                  ? finish(principal, prepared.id, { status: "STOPPED", response: "", latencyMs: Date.now() - started })
-                  : finish(principal, prepared.id, {
+                  ? finish(principal, prepared, { status: "STOPPED", response: "", latencyMs: Date.now() - started })
+                  : finish(principal, prepared, {
                     status: "COMPLETED",
                     response: result.response.text,
                     inputTokens: result.response.usage.inputTokens,
@@ -346,11 +356,10 @@ export class Requests extends Effect.Service<Requests>()("gateway/Requests", {
                   })
               )
             ))
-          return yield* Option.match(finished, { onSome: Effect.succeed, onNone: () => own(principal, prepared.id) })
-        }),
+        })
 
-      /** POST /requests/stream: server-sent events `start`, `delta`…, `usage`, `done` (or `error`); see docs/gateway-requests.md. */
-      askStreaming: (principal: Principal, body: RequestBody, query: RequestQuery, replacing?: string) =>
+    /** POST /requests/stream: server-sent events `start`, `delta`…, `usage`, `done` (or `error`); see docs/gateway-requests.md. */
+    const askStreaming = (principal: Principal, body: RequestBody, query: RequestQuery, replacing?: string) =>
         Effect.gen(function*() {
           const prepared = yield* prepare(principal, body, query, { streamed: true, replacing })
           const stop = yield* Deferred.make<void>()
@@ -387,12 +396,12 @@ export class Requests extends Effect.Service<Requests>()("gateway/Requests", {
           let recorded = false
           const done = Effect.gen(function*() {
             const status = (yield* Deferred.isDone(stop)) ? "STOPPED" as const : "COMPLETED" as const
-            yield* finish(principal, prepared.id, outcome(status))
+            yield* finish(principal, prepared, outcome(status))
             recorded = true
             return frame("done", { requestId: prepared.id, conversationId: prepared.conversationId, status, latencyMs: Date.now() - started })
           })
           const failed = (error: ErrorBody) =>
-            finish(principal, prepared.id, outcome("FAILED", error.message)).pipe(
+            finish(principal, prepared, outcome("FAILED", error.message)).pipe(
               Effect.tap(() => (recorded = true)),
               Effect.as(frame("error", error))
             )
@@ -408,12 +417,13 @@ export class Requests extends Effect.Service<Requests>()("gateway/Requests", {
             Stream.ensuring(
               Effect.suspend(() => {
                 if (running.get(key) === stop) running.delete(key)
-                return recorded ? Effect.void : finish(principal, prepared.id, outcome("STOPPED"))
+                return recorded ? Effect.void : finish(principal, prepared, outcome("STOPPED"))
               })
             )
           )
         })
-    }
+
+    const service = { ...reads, ask, askStreaming }
     return service
 
     function streamParts(chosen: ChosenModel, prompt: ReadonlyArray<Prompt.MessageEncoded>) {

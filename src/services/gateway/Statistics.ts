@@ -24,6 +24,7 @@ import type { PageParams } from "../../schemas/Conversations.ts"
 import type { Reach } from "../../schemas/Tenancy.ts"
 import { Conversations } from "./Conversations.ts"
 import { isoUtc, pageOf, reachFilter } from "../sql/Fragments.ts"
+import { afterRecords, RequestRecorder } from "./RequestRecorder.ts"
 
 /** Buckets of a time series when the window is not given, ending now. */
 const DEFAULT_BUCKETS: Record<Interval, number> = { HOUR: 48, DAY: 30, WEEK: 26, MONTH: 12 }
@@ -61,6 +62,7 @@ export class Statistics extends Effect.Service<Statistics>()("gateway/Statistics
   effect: Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
     const conversations = yield* Conversations
+    const recorder = yield* RequestRecorder
     const iso = (column: string) => isoUtc(sql, column)
 
     const inWindow = (window: TimeWindow, column: string) =>
@@ -130,7 +132,8 @@ export class Statistics extends Effect.Service<Statistics>()("gateway/Statistics
         })
       )
 
-    return {
+    // Every figure counts this process's pending records too (RequestRecorder).
+    return afterRecords(recorder.settled, {
       /** Figures of every user of the reach (the tenant, or one user). */
       users: (reach: Reach, page: number, size: number) =>
         userRows(reach, size, page * size).pipe(
@@ -253,6 +256,6 @@ export class Statistics extends Effect.Service<Statistics>()("gateway/Statistics
           Effect.flatMap(Schema.decodeUnknown(Schema.Array(PromptTimeSaved))),
           Effect.orDie
         )
-    }
+    })
   })
 }) {}
