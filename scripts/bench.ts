@@ -31,10 +31,11 @@
  * 8 small office files at once, peak RSS with LibreOffice) and writes conversions-<date>.md and .json
  * the same way; it shares the quiet-wait budget.
  * "gateway" (scripts/bench/gateway.ts, `npm run bench -- gateway`) measures the latency the AI gateway
- * adds over calling an LLM provider (the tests' fake, in its own process) directly: 50 keep-alive
- * clients for 20 s each way, non-streamed (p50/p90/p99/max) and streamed (time to first token),
- * follow-up turns of conversations, and a steady rate below saturation; with the gateway's CPU time
- * per request and peak RSS, once on embedded PGlite and once on PostgreSQL (a fresh schema, dropped
+ * adds over calling an LLM provider (the tests' fake, in its own process, answering at a model's
+ * pace) directly: 50 keep-alive clients for 20 s each way, the time between client and fake per
+ * request, whole answers (p50/p90/p99/max) and streamed (time to first token), follow-up turns of
+ * conversations, and capacity with the fake answering at once; with the gateway's CPU time per
+ * request and peak RSS, once on embedded PGlite and once on PostgreSQL (a fresh schema, dropped
  * after). It writes gateway-<date>.md and .json the same way and shares the quiet-wait budget.
  * Its settings: BENCH_GATEWAY_SECONDS (20 per run; 3 in a smoke run; below 20 reports go to smoke-results), BENCH_GATEWAY_CONCURRENCY (50),
  * BENCH_DATABASE_URL (postgres://postgres@127.0.0.1:5432/test; empty skips the PostgreSQL half),

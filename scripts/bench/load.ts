@@ -1,9 +1,8 @@
 /**
  * A small HTTP load generator for the gateway benchmark: POSTs over keep-alive connections
  * (node:http, one agent per target) read to the last byte, the chunks handed to the caller as
- * they arrive (to find a streamed answer's first token); run either as N clients each sending its
- * next request as soon as the last is answered (closed loop), or at a fixed rate whatever the
- * answers (open loop, each request timed from when it was due).
+ * they arrive (to find a streamed answer's first token); run as N clients each sending its next
+ * request as soon as the last is answered (closed loop).
  */
 import { Agent, request } from "node:http"
 import { percentile } from "./stats.ts"
@@ -115,35 +114,19 @@ const collect = () => {
 
 /**
  * `clients` clients, each sending its next request as soon as its last is answered, for
- * `seconds`; requests still running at the end are awaited and counted.
+ * `seconds`; requests still running at the end are awaited and counted. With `rampMs` the clients
+ * start evenly spread over that time, as independent users arrive, not all at one instant.
  */
-export const closedLoop = async (clients: number, seconds: number, send: Send): Promise<LoadResult> => {
+export const closedLoop = async (clients: number, seconds: number, send: Send, rampMs = 0): Promise<LoadResult> => {
   const results = collect()
   const started = performance.now()
   const deadline = started + seconds * 1000
   await Promise.all(Array.from({ length: clients }, async (_, client) => {
+    const startAt = started + (client * rampMs) / clients
+    if (startAt > performance.now()) await new Promise((resolve) => setTimeout(resolve, startAt - performance.now()))
     while (performance.now() < deadline) {
       await send(client, performance.now()).then(results.ok, results.failed)
     }
   }))
-  return results.result((performance.now() - started) / 1000)
-}
-
-/**
- * Requests sent at `rate` a second, evenly spaced, for `seconds`, each timed from when it was due
- * (so a late answer delays no later measurement: no coordinated omission).
- */
-export const openLoop = async (rate: number, seconds: number, send: Send): Promise<LoadResult> => {
-  const results = collect()
-  const started = performance.now()
-  const count = Math.max(1, Math.round(rate * seconds))
-  const running: Array<Promise<void>> = []
-  for (let i = 0; i < count; i++) {
-    const due = started + (i * 1000) / rate
-    const wait = due - performance.now()
-    if (wait > 1) await new Promise((resolve) => setTimeout(resolve, wait))
-    running.push(send(i, due).then(results.ok, results.failed))
-  }
-  await Promise.all(running)
   return results.result((performance.now() - started) / 1000)
 }

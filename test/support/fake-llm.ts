@@ -22,6 +22,10 @@ export interface FakeScript {
   readonly finishReason: string
   /** A whole (not streamed) answer waits this long before it is sent: a slow model. */
   readonly wholeDelayMs?: number
+  /** A streamed answer waits this long before its first chunk: the model's time to first token. */
+  readonly firstChunkDelayMs?: number
+  /** Up to this much more, drawn evenly at random per request, on either wait: models do not answer in lockstep. */
+  readonly delaySpreadMs?: number
   /** The next `times` requests fail with `status`, with the error body of the route's protocol. */
   readonly fail?: {
     readonly status: number
@@ -56,6 +60,10 @@ export interface RecordedRequest {
   completed: boolean
   /** The client went away before the answer was complete. */
   disconnected: boolean
+  /** When the fake started on the request, wrote the first piece of the answer's text, and wrote its last byte (performance.now()). */
+  readonly receivedAt: number
+  firstTextAt: number | undefined
+  finishedAt: number | undefined
 }
 
 export interface FakeLlm {
@@ -119,6 +127,7 @@ const streamPieces = async (ctx: RouteContext, write: (piece: string, index: num
   for (let i = 0; i < pieces.length; i++) {
     if (i > 0 && ctx.script.delayMs > 0) await sleep(ctx.script.delayMs)
     if (!write(pieces[i]!, i)) return false
+    ctx.record.firstTextAt ??= performance.now()
     ctx.record.chunksSent++
   }
   return true
@@ -142,6 +151,7 @@ const chatCompletions: Route = async (ctx) => {
     total_tokens: script.usage.promptTokens + script.usage.completionTokens
   }
   if (record.body?.stream !== true) {
+    record.firstTextAt = performance.now()
     json(res, 200, {
       id,
       object: "chat.completion",
@@ -218,6 +228,7 @@ const responses: Route = async (ctx) => {
   })
   const finalStatus = incomplete ? "incomplete" : "completed"
   if (record.body?.stream !== true) {
+    record.firstTextAt = performance.now()
     json(res, 200, response(finalStatus, [message("completed", script.text)], true))
     record.completed = true
     return
@@ -263,6 +274,7 @@ const messages: Route = async (ctx) => {
     usage: messageUsage
   })
   if (record.body?.stream !== true) {
+    record.firstTextAt = performance.now()
     json(res, 200, message([{ type: "text", text: script.text }], stopReason, usage))
     record.completed = true
     return
@@ -318,6 +330,8 @@ export interface FakeLlmOptions {
    * not given; 0 keeps it open). A client that reuses a connection just as it is closed fails.
    */
   readonly keepAliveTimeoutMs?: number
+  /** Called with each request once its answer is written to the end (its timings set). */
+  readonly onFinished?: (record: RecordedRequest) => void
 }
 
 export const startFakeLlm = async (options: FakeLlmOptions = {}): Promise<FakeLlm> => {
@@ -327,6 +341,7 @@ export const startFakeLlm = async (options: FakeLlmOptions = {}): Promise<FakeLl
   let failuresLeft = 0
 
   const server = createServer(async (req, res) => {
+    const receivedAt = performance.now()
     const chunks: Array<Buffer> = []
     for await (const chunk of req) chunks.push(chunk as Buffer)
     const text = Buffer.concat(chunks).toString("utf8")
@@ -351,11 +366,18 @@ export const startFakeLlm = async (options: FakeLlmOptions = {}): Promise<FakeLl
       status,
       chunksSent: 0,
       completed: false,
-      disconnected: false
+      disconnected: false,
+      receivedAt,
+      firstTextAt: undefined,
+      finishedAt: undefined
     }
     if (recording) requests.push(record)
     res.on("close", () => {
       if (!res.writableFinished) record.disconnected = true
+    })
+    res.on("finish", () => {
+      record.finishedAt = performance.now()
+      options.onFinished?.(record)
     })
     if (protocol === undefined) {
       json(res, 404, { error: { message: `No route for ${url.pathname}`, type: "not_found", code: null } })
@@ -368,8 +390,10 @@ export const startFakeLlm = async (options: FakeLlmOptions = {}): Promise<FakeLl
     }
     try {
       const script = current
-      if (record.body?.stream !== true && script.wholeDelayMs) {
-        await sleep(script.wholeDelayMs)
+      const wait = (record.body?.stream === true ? script.firstChunkDelayMs : script.wholeDelayMs) ?? 0
+      const spread = script.delaySpreadMs ? Math.random() * script.delaySpreadMs : 0
+      if (wait + spread > 0) {
+        await sleep(wait + spread)
         if (record.disconnected) return
       }
       await protocol.answer({ req, res, record, script })
