@@ -5,8 +5,8 @@ import { Requests } from "../../services/gateway/Requests.ts"
 import { GatewayApi } from "./Api.ts"
 
 /** Server-sent events as a response: proxies (nginx) must pass each event on at once, and nobody may cache them. */
-const eventStream = (events: Stream.Stream<string>) =>
-  HttpServerResponse.stream(events.pipe(Stream.encodeText), {
+const eventStream = (events: Stream.Stream<Uint8Array>) =>
+  HttpServerResponse.stream(events, {
     contentType: "text/event-stream",
     headers: { "cache-control": "no-cache", "x-accel-buffering": "no", connection: "keep-alive" }
   })

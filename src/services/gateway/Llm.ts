@@ -218,7 +218,7 @@ export class Llm extends Effect.Service<Llm>()("gateway/Llm", {
         Stream.suspend(() => {
           let started = false
           return chosen.languageModel.streamText({ prompt, toolChoice: "none" }).pipe(
-            Stream.tap(() => Effect.sync(() => (started = true))),
+            Stream.mapChunks((parts) => ((started = true), parts)),
             Stream.retry(retry.pipe(Schedule.whileInput((error: AiError.AiError) => !started && isRetryable(error))))
           )
         })

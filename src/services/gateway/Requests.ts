@@ -5,10 +5,10 @@
  * generation can be stopped (POST /conversations/{id}/stop) or lost by its client: either way
  * the upstream call is cancelled and the partial answer kept, marked STOPPED.
  */
-import type { Prompt } from "@effect/ai"
+import type { AiError, Prompt } from "@effect/ai"
 import { SqlClient, SqlSchema } from "@effect/sql"
 import { PgClient } from "@effect/sql-pg"
-import { Deferred, Duration, Effect, Option, Schedule, Schema, Stream, Struct } from "effect"
+import { Cause, Duration, Effect, Exit, Fiber, Option, Schedule, Schema, Stream, Struct } from "effect"
 import { fileTypeFromBuffer } from "file-type"
 import { randomUUID } from "node:crypto"
 import { BadRequest, type ErrorBody, InternalError, NotFound } from "../../schemas/GatewayErrors.ts"
@@ -45,6 +45,7 @@ const notFound = (id: string) => new NotFound({ message: `No request '${id}'` })
 const STOP_CHANNEL = "gateway_stop"
 
 const frame = (event: string, data: unknown) => `event: ${event}\ndata: ${JSON.stringify(data)}\n\n`
+const encoder = new TextEncoder()
 
 /** The title of a conversation a request starts: the first words of its question. */
 const titleFrom = (text: string) => {
@@ -90,8 +91,8 @@ export class Requests extends Effect.Service<Requests>()("gateway/Requests", {
     const prompts = yield* Prompts
     const conversations = yield* Conversations
     const recorder = yield* RequestRecorder
-    /** Stop signals of the generations running in this process, by `tenant/conversation`. */
-    const running = new Map<string, Deferred.Deferred<void>>()
+    /** The generations running in this process, by `tenant/conversation`: a stop interrupts the fiber (and its upstream call). */
+    const running = new Map<string, Fiber.RuntimeFiber<unknown, unknown>>()
     const runningKey = (tenantId: string, conversationId: string) => `${tenantId}/${conversationId}`
     // On PostgreSQL several gateways may share the database: a stop that reaches another instance
     // than the one generating is passed on with NOTIFY. (PGlite is one process's database.)
@@ -99,8 +100,8 @@ export class Requests extends Effect.Service<Requests>()("gateway/Requests", {
     if (Option.isSome(pg)) {
       yield* pg.value.listen(STOP_CHANNEL).pipe(
         Stream.runForEach((key) => {
-          const stop = running.get(key)
-          return stop ? Deferred.succeed(stop, undefined) : Effect.void
+          const generation = running.get(key)
+          return generation ? Fiber.interruptFork(generation) : Effect.void
         }),
         Effect.retry(Schedule.spaced("1 second")),
         Effect.forkScoped
@@ -244,13 +245,24 @@ export class Requests extends Effect.Service<Requests>()("gateway/Requests", {
       )
     }
 
-    /** Runs `effect` as the conversation's generation, stoppable by `stop`. */
-    const stoppable = <A, E, R>(key: string, effect: (stop: Deferred.Deferred<void>) => Effect.Effect<A, E, R>) =>
-      Effect.acquireUseRelease(
-        Deferred.make<void>().pipe(Effect.tap((stop) => Effect.sync(() => running.set(key, stop)))),
-        effect,
-        (stop) => Effect.sync(() => running.get(key) === stop && running.delete(key))
-      )
+    /**
+     * Runs `effect` as the conversation's generation, in a fiber of its own that a stop interrupts;
+     * its exit (interrupted when stopped). A child of the caller's fiber: it ends with it too.
+     */
+    const generation = <A, E>(key: string, effect: Effect.Effect<A, E>) =>
+      Effect.gen(function*() {
+        const fiber = yield* Effect.fork(effect)
+        running.set(key, fiber)
+        return yield* Fiber.await(fiber).pipe(Effect.ensuring(Effect.sync(() => running.get(key) === fiber && running.delete(key))))
+      })
+
+    /** A failed generation's error as the error body (a defect is an internal error). */
+    const errorOf = (chosen: ChosenModel, cause: Cause.Cause<AiError.AiError | InternalError>): ErrorBody => {
+      const failure = Cause.failureOption(cause)
+      if (Option.isNone(failure)) return { code: "INTERNAL_ERROR", message: Cause.pretty(cause).split("\n")[0]!, status: 500 }
+      const error = failure.value._tag === "INTERNAL_ERROR" ? failure.value : toGatewayError(chosen.config, failure.value)
+      return { code: error._tag, message: error.message, status: error._tag === "LLM_BAD_REQUEST" ? 400 : 500 }
+    }
 
     /** The last request of the conversation, as a body that asks it again (prompts already rendered). */
     const lastRequest = (principal: Principal, conversationId: string) =>
@@ -309,8 +321,8 @@ export class Requests extends Effect.Service<Requests>()("gateway/Requests", {
         conversations.own(principal, conversationId).pipe(
           Effect.flatMap(() => {
             const key = runningKey(principal.tenantId, conversationId)
-            const stop = running.get(key)
-            if (stop) return Deferred.succeed(stop, undefined)
+            const current = running.get(key)
+            if (current) return Fiber.interrupt(current).pipe(Effect.as(true))
             if (Option.isNone(pg)) return Effect.succeed(false)
             return sql`SELECT 1 FROM llm_requests WHERE tenant_id = ${principal.tenantId} AND conversation_id = ${conversationId} AND status = 'RUNNING' LIMIT 1`.pipe(
               // pg_notify, not PgClient.notify: on this Effect line it sends `NOTIFY channel, $1`, which PostgreSQL refuses
@@ -331,97 +343,87 @@ export class Requests extends Effect.Service<Requests>()("gateway/Requests", {
 
     /** POST /requests: the whole answer. */
     const ask = (principal: Principal, body: RequestBody, query: RequestQuery, replacing?: string) =>
-        Effect.gen(function*() {
-          const prepared = yield* prepare(principal, body, query, { streamed: false, replacing })
-          const started = Date.now()
-          return yield* stoppable(runningKey(principal.tenantId, prepared.conversationId), (stop) =>
-            Effect.raceFirst(
-              llm.generate(principal.tenantId, prepared.chosen, prepared.prompt, prepared.needsVision).pipe(
-                Effect.map((response) => ({ stopped: false as const, response }))
-              ),
-              Deferred.await(stop).pipe(Effect.as({ stopped: true as const }))
-            ).pipe(
-              Effect.tapError((error) => finish(principal, prepared, { status: "FAILED", response: "", latencyMs: Date.now() - started, errorMessage: error.message })),
-              // The client went away (or the server is stopping): the upstream call is cancelled, and the record must not stay RUNNING.
-              Effect.onInterrupt(() => finish(principal, prepared, { status: "STOPPED", response: "", latencyMs: Date.now() - started })),
-              Effect.flatMap((result) =>
-                result.stopped
-                  ? finish(principal, prepared, { status: "STOPPED", response: "", latencyMs: Date.now() - started })
-                  : finish(principal, prepared, {
-                    status: "COMPLETED",
-                    response: result.response.text,
-                    inputTokens: result.response.usage.inputTokens,
-                    outputTokens: result.response.usage.outputTokens,
-                    latencyMs: Date.now() - started
-                  })
-              )
-            ))
-        })
+      Effect.gen(function*() {
+        const prepared = yield* prepare(principal, body, query, { streamed: false, replacing })
+        const started = Date.now()
+        const exit = yield* generation(runningKey(principal.tenantId, prepared.conversationId), llm.generate(principal.tenantId, prepared.chosen, prepared.prompt, prepared.needsVision)).pipe(
+          // The client went away (or the server is stopping): the upstream call is cancelled, and the record must not stay RUNNING.
+          Effect.onInterrupt(() => finish(principal, prepared, { status: "STOPPED", response: "", latencyMs: Date.now() - started }))
+        )
+        if (Exit.isSuccess(exit)) {
+          const { text, usage } = exit.value
+          return yield* finish(principal, prepared, { status: "COMPLETED", response: text, inputTokens: usage.inputTokens, outputTokens: usage.outputTokens, latencyMs: Date.now() - started })
+        }
+        if (Exit.isInterrupted(exit)) return yield* finish(principal, prepared, { status: "STOPPED", response: "", latencyMs: Date.now() - started })
+        const failure = Cause.failureOption(exit.cause)
+        const errorMessage = Option.isSome(failure) ? failure.value.message : Cause.pretty(exit.cause).split("\n")[0]
+        yield* finish(principal, prepared, { status: "FAILED", response: "", latencyMs: Date.now() - started, errorMessage })
+        return yield* Effect.failCause(exit.cause)
+      })
 
     /** POST /requests/stream: server-sent events `start`, `delta`…, `usage`, `done` (or `error`); see docs/gateway-requests.md. */
     const askStreaming = (principal: Principal, body: RequestBody, query: RequestQuery, replacing?: string) =>
-        Effect.gen(function*() {
-          const prepared = yield* prepare(principal, body, query, { streamed: true, replacing })
-          const stop = yield* Deferred.make<void>()
-          const key = runningKey(principal.tenantId, prepared.conversationId)
-          running.set(key, stop)
-          const started = Date.now()
-          let text = ""
-          let firstTokenMs: number | null = null
-          let usage: { inputTokens?: number | undefined; outputTokens?: number | undefined } = {}
-          const outcome = (status: Outcome["status"], errorMessage?: string): Outcome => ({
-            status,
-            response: text,
-            ...usage,
-            latencyMs: Date.now() - started,
-            firstTokenMs,
-            ...(errorMessage ? { errorMessage } : {})
-          })
+      Effect.gen(function*() {
+        const prepared = yield* prepare(principal, body, query, { streamed: true, replacing })
+        const key = runningKey(principal.tenantId, prepared.conversationId)
+        const started = Date.now()
+        let text = ""
+        let firstTokenMs: number | null = null
+        let usage: { inputTokens?: number | undefined; outputTokens?: number | undefined } = {}
+        const outcome = (status: Outcome["status"], errorMessage?: string): Outcome => ({
+          status,
+          response: text,
+          ...usage,
+          latencyMs: Date.now() - started,
+          firstTokenMs,
+          ...(errorMessage ? { errorMessage } : {})
+        })
+        // One producer fiber writes the events into the response as the provider's parts arrive (a
+        // tower of stream operators cost several times the CPU); the response's end stops it.
+        return Stream.asyncPush<Uint8Array>((emit) => {
+          const send = (events: string) => emit.single(encoder.encode(events))
+          send(frame("start", { requestId: prepared.id, conversationId: prepared.conversationId, provider: prepared.chosen.config.id, model: prepared.chosen.model }))
           const answer = streamParts(prepared.chosen, prepared.prompt).pipe(
-            Stream.interruptWhen(Deferred.await(stop)),
-            Stream.filterMap((part) => {
-              if (part.type === "text-delta") {
-                text += part.delta
-                firstTokenMs ??= Date.now() - started
-                return Option.some(frame("delta", { text: part.delta }))
-              }
-              if (part.type === "finish") {
-                usage = { inputTokens: part.usage.inputTokens, outputTokens: part.usage.outputTokens }
-                return Option.some(frame("usage", usage))
-              }
-              return Option.none()
-            })
-          )
-          /** The outcome is written; what ends the stream then has nothing left to record. */
-          let recorded = false
-          const done = Effect.gen(function*() {
-            const status = (yield* Deferred.isDone(stop)) ? "STOPPED" as const : "COMPLETED" as const
-            yield* finish(principal, prepared, outcome(status))
-            recorded = true
-            return frame("done", { requestId: prepared.id, conversationId: prepared.conversationId, status, latencyMs: Date.now() - started })
-          })
-          const failed = (error: ErrorBody) =>
-            finish(principal, prepared, outcome("FAILED", error.message)).pipe(
-              Effect.tap(() => (recorded = true)),
-              Effect.as(frame("error", error))
-            )
-          return Stream.make(frame("start", { requestId: prepared.id, conversationId: prepared.conversationId, provider: prepared.chosen.config.id, model: prepared.chosen.model })).pipe(
-            Stream.concat(answer),
-            Stream.concat(Stream.fromEffect(done)),
-            Stream.catchAll((error) => {
-              const gatewayError = error._tag === "INTERNAL_ERROR" ? error : toGatewayError(prepared.chosen.config, error)
-              return Stream.fromEffect(failed({ code: gatewayError._tag, message: gatewayError.message, status: gatewayError._tag === "LLM_BAD_REQUEST" ? 400 : 500 }))
-            }),
-            Stream.merge(Stream.tick(HEARTBEAT).pipe(Stream.drop(1), Stream.as(": heartbeat\n\n")), { haltStrategy: "left" }),
-            // A client that goes away stops the generation: the partial answer is kept, marked STOPPED.
-            Stream.ensuring(
-              Effect.suspend(() => {
-                if (running.get(key) === stop) running.delete(key)
-                return recorded ? Effect.void : finish(principal, prepared, outcome("STOPPED"))
+            Stream.runForEachChunk((parts) =>
+              Effect.sync(() => {
+                let events = ""
+                for (const part of parts) {
+                  if (part.type === "text-delta") {
+                    text += part.delta
+                    firstTokenMs ??= Date.now() - started
+                    events += frame("delta", { text: part.delta })
+                  } else if (part.type === "finish") {
+                    usage = { inputTokens: part.usage.inputTokens, outputTokens: part.usage.outputTokens }
+                    events += frame("usage", usage)
+                  }
+                }
+                if (events !== "") send(events)
               })
             )
           )
+          /** The outcome is recorded; what ends the stream then has nothing left to record. */
+          let recorded = false
+          const record = (result: Outcome) => Effect.suspend(() => ((recorded = true), finish(principal, prepared, result)))
+          const respond = Effect.gen(function*() {
+            const exit = yield* generation(key, answer)
+            if (Exit.isSuccess(exit) || Exit.isInterrupted(exit)) {
+              const status = Exit.isSuccess(exit) ? "COMPLETED" as const : "STOPPED" as const
+              yield* record(outcome(status))
+              send(frame("done", { requestId: prepared.id, conversationId: prepared.conversationId, status, latencyMs: Date.now() - started }))
+            } else {
+              const error = errorOf(prepared.chosen, exit.cause)
+              yield* record(outcome("FAILED", error.message))
+              send(frame("error", error))
+            }
+            emit.end()
+          }).pipe(
+            // A client that goes away stops the generation: the partial answer is kept, marked STOPPED.
+            Effect.onInterrupt(() => Effect.suspend(() => (recorded ? Effect.void : record(outcome("STOPPED")))))
+          )
+          const heartbeat = Effect.sync(() => send(": heartbeat\n\n")).pipe(Effect.delay(HEARTBEAT), Effect.forever)
+          return Effect.all([Effect.forkScoped(respond), Effect.forkScoped(heartbeat)])
         })
+      })
 
     const service = { ...reads, ask, askStreaming }
     return service

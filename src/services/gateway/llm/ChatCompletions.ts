@@ -28,7 +28,7 @@ import * as HttpClient from "@effect/platform/HttpClient"
 import type * as HttpClientError from "@effect/platform/HttpClientError"
 import * as HttpClientRequest from "@effect/platform/HttpClientRequest"
 import type * as HttpClientResponse from "@effect/platform/HttpClientResponse"
-import { Effect, Encoding, Layer, Option, Schema, Stream } from "effect"
+import { Chunk, Effect, Either, Encoding, Layer, Option, Schema, Stream } from "effect"
 import { createParser } from "eventsource-parser"
 
 export interface Options {
@@ -89,6 +89,8 @@ const ChatCompletionChunk = Schema.Struct({
   })))),
   error: Schema.optional(Schema.Unknown)
 })
+
+const decodeChunk = Schema.decodeUnknownEither(ChatCompletionChunk)
 
 const ErrorBody = Schema.Struct({
   error: Schema.Union(Schema.String, Schema.Struct({ message: Schema.String }))
@@ -262,26 +264,6 @@ const malformed = (method: string, description: string) => (error: unknown) =>
   new AiError.MalformedOutput({ module: MODULE, method, description, cause: error })
 
 // =============================================================================
-// Server-sent events
-// =============================================================================
-
-/** The `data` of each event, as soon as its bytes arrive. */
-const sseData = <E, R>(body: Stream.Stream<Uint8Array, E, R>): Stream.Stream<string, E, R> =>
-  Stream.suspend(() => {
-    let pending: Array<string> = []
-    const parser = createParser({ onEvent: (event) => pending.push(event.data) })
-    return body.pipe(
-      Stream.decodeText(),
-      Stream.mapConcat((text) => {
-        parser.feed(text)
-        const events = pending
-        pending = []
-        return events
-      })
-    )
-  })
-
-// =============================================================================
 // The model
 // =============================================================================
 
@@ -309,7 +291,8 @@ export const make = (options: Options): Effect.Effect<LanguageModel.Service, nev
         ...(stream ? { stream: true, stream_options: { include_usage: true } } : {})
       }))
 
-    const generateText = Effect.fn("ChatCompletions.generateText")(
+    // Untraced: on the path of every request, and @effect/ai's LanguageModel already opens a span for the call.
+    const generateText = Effect.fnUntraced(
       function*(providerOptions: LanguageModel.ProviderOptions) {
         const body = yield* requestBody(providerOptions, false)
         const response = yield* client.execute(request(body)).pipe(
@@ -348,43 +331,47 @@ export const make = (options: Options): Effect.Effect<LanguageModel.Service, nev
         let reason: string | null | undefined
         let usage: Usage | null | undefined
 
-        const toParts = (data: string) =>
-          Effect.gen(function*() {
-            const json = yield* Effect.try({ try: () => JSON.parse(data) as unknown, catch: malformed("streamText", "An event is not JSON") })
-            const chunk = yield* Schema.decodeUnknown(ChatCompletionChunk)(json).pipe(
-              Effect.mapError(malformed("streamText", "An event is not a Chat Completions chunk"))
+        /** The parts of one event's data; one chunk of the body may carry several events, or part of one. */
+        const toParts = (data: string, parts: Array<Response.StreamPartEncoded>): AiError.AiError | undefined => {
+          let json: unknown
+          try {
+            json = JSON.parse(data)
+          } catch (error) {
+            return malformed("streamText", "An event is not JSON")(error)
+          }
+          const decoded = decodeChunk(json)
+          if (Either.isLeft(decoded)) return malformed("streamText", "An event is not a Chat Completions chunk")(decoded.left)
+          const chunk = decoded.right
+          if (chunk.error !== undefined && chunk.error !== null) {
+            const message = Schema.decodeUnknownOption(ErrorBody)(chunk).pipe(
+              Option.map((body) => (typeof body.error === "string" ? body.error : body.error.message)),
+              Option.getOrElse(() => JSON.stringify(chunk.error))
             )
-            if (chunk.error !== undefined && chunk.error !== null) {
-              const message = Schema.decodeUnknownOption(ErrorBody)(chunk).pipe(
-                Option.map((body) => (typeof body.error === "string" ? body.error : body.error.message)),
-                Option.getOrElse(() => JSON.stringify(chunk.error))
-              )
-              return yield* new AiError.UnknownError({ module: MODULE, method: "streamText", description: message })
-            }
-            const parts: Array<Response.StreamPartEncoded> = []
-            if (!metadataSent) {
-              metadataSent = true
-              parts.push(metadataPart(chunk))
-            }
-            if (chunk.usage) usage = chunk.usage
-            const choice = chunk.choices?.[0]
-            if (choice?.finish_reason) reason = choice.finish_reason
-            const reasoningDelta = choice?.delta?.reasoning_content ?? choice?.delta?.reasoning
-            if (reasoningDelta) {
-              if (!reasoningOpen) parts.push({ type: "reasoning-start", id: reasoningId })
-              reasoningOpen = true
-              parts.push({ type: "reasoning-delta", id: reasoningId, delta: reasoningDelta })
-            }
-            const textDelta = choice?.delta?.content
-            if (textDelta) {
-              if (reasoningOpen) parts.push({ type: "reasoning-end", id: reasoningId })
-              reasoningOpen = false
-              if (!textOpen) parts.push({ type: "text-start", id: textId })
-              textOpen = true
-              parts.push({ type: "text-delta", id: textId, delta: textDelta })
-            }
-            return parts
-          })
+            return new AiError.UnknownError({ module: MODULE, method: "streamText", description: message })
+          }
+          if (!metadataSent) {
+            metadataSent = true
+            parts.push(metadataPart(chunk))
+          }
+          if (chunk.usage) usage = chunk.usage
+          const choice = chunk.choices?.[0]
+          if (choice?.finish_reason) reason = choice.finish_reason
+          const reasoningDelta = choice?.delta?.reasoning_content ?? choice?.delta?.reasoning
+          if (reasoningDelta) {
+            if (!reasoningOpen) parts.push({ type: "reasoning-start", id: reasoningId })
+            reasoningOpen = true
+            parts.push({ type: "reasoning-delta", id: reasoningId, delta: reasoningDelta })
+          }
+          const textDelta = choice?.delta?.content
+          if (textDelta) {
+            if (reasoningOpen) parts.push({ type: "reasoning-end", id: reasoningId })
+            reasoningOpen = false
+            if (!textOpen) parts.push({ type: "text-start", id: textId })
+            textOpen = true
+            parts.push({ type: "text-delta", id: textId, delta: textDelta })
+          }
+          return undefined
+        }
 
         const closing = Stream.suspend(() => {
           const parts: Array<Response.StreamPartEncoded> = []
@@ -394,13 +381,28 @@ export const make = (options: Options): Effect.Effect<LanguageModel.Service, nev
           return Stream.fromIterable(parts)
         })
 
-        // Read to the end of the body, past [DONE]: a response left unread is aborted when the scope
-        // closes, and its connection cannot be used again.
+        // The events of each chunk of the body as it arrives, in one step: bytes to text, text to
+        // events (eventsource-parser), events to parts. Read to the end of the body, past [DONE]: a
+        // response left unread is aborted when the scope closes, and its connection cannot be used again.
+        const decoder = new TextDecoder()
+        let events: Array<string> = []
+        const parser = createParser({ onEvent: (event) => events.push(event.data) })
         let done = false
-        return sseData(response.stream).pipe(
+        return response.stream.pipe(
           Stream.mapError(httpError("streamText")),
-          Stream.filter((data) => !(done ||= data.trim() === "[DONE]")),
-          Stream.mapConcatEffect(toParts),
+          Stream.mapChunksEffect((bytes) =>
+            Effect.suspend(() => {
+              for (const piece of bytes) parser.feed(decoder.decode(piece, { stream: true }))
+              const parts: Array<Response.StreamPartEncoded> = []
+              for (const data of events) {
+                if (done ||= data.trim() === "[DONE]") continue
+                const failure = toParts(data, parts)
+                if (failure !== undefined) return Effect.fail(failure)
+              }
+              events = []
+              return Effect.succeed(Chunk.unsafeFromArray(parts))
+            })
+          ),
           Stream.concat(closing)
         )
       }))
