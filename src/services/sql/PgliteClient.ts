@@ -1,10 +1,10 @@
 /**
- * An in-process PostgreSQL (PGlite) behind the same `SqlClient` as @effect/sql-pg.
+ * An in-process PostgreSQL (PGlite) behind the same `SqlClient` as @effect/sql-pg, on a worker
+ * thread of its own so that its statements never block the event loop.
  *
  * PGlite is one session: a semaphore of one serialises every statement, and a transaction holds it
  * from BEGIN to COMMIT so no other fiber's statement lands inside it.
  */
-import { PGlite } from "@electric-sql/pglite"
 import * as Reactivity from "@effect/experimental/Reactivity"
 import { SqlClient, SqlError, Statement } from "@effect/sql"
 import type { Connection } from "@effect/sql/SqlConnection"
@@ -15,6 +15,7 @@ import { existsSync } from "node:fs"
 import * as path from "node:path"
 import { fileURLToPath } from "node:url"
 import { promisify } from "node:util"
+import { Worker } from "node:worker_threads"
 
 const execFileAsync = promisify(execFile)
 
@@ -51,15 +52,84 @@ const initialise = (dataDir: string) =>
     catch: toSqlError
   })
 
+/** What the worker sends back of a failed statement: PostgreSQL's fields, SQLSTATE `code` first. */
+interface WorkerError {
+  readonly message: string
+  readonly code?: string
+  readonly [field: string]: unknown
+}
+
+type WorkerMessage =
+  | { readonly ready: true }
+  | { readonly ready: false; readonly error: WorkerError }
+  | { readonly id: number; readonly result: { readonly rows: Array<unknown>; readonly fields: Array<unknown>; readonly affectedRows?: number } }
+  | { readonly id: number; readonly error: WorkerError }
+  | { readonly id: number; readonly closed: true }
+
+/** Statement IDs, to match each answer of the worker with its caller. */
+let nextId = 0
+
+/** An Error carrying PostgreSQL's fields, as the pg driver's errors do (callers read `code`). */
+const databaseError = (fields: WorkerError) => Object.assign(new Error(fields.message), fields)
+
+/**
+ * PGlite on a worker thread of its own (src/services/sql/pglite-worker.mjs): its statements run
+ * there, not on the event loop, which only posts them and takes their rows.
+ */
+const startWorker = (dataDir: string, sharedBuffers: string) =>
+  Effect.acquireRelease(
+    Effect.async<{ readonly worker: Worker; readonly pending: Map<number, (message: WorkerMessage) => void> }, SqlError.SqlError>((resume) => {
+      const worker = new Worker(new URL("./pglite-worker.mjs", import.meta.url), {
+        workerData: { dataDir, startParams: startParams(sharedBuffers) },
+        // Plain JavaScript: the TypeScript loader the process may run with is not needed there.
+        execArgv: []
+      })
+      const pending = new Map<number, (message: WorkerMessage) => void>()
+      worker.on("message", (message: WorkerMessage) => {
+        if ("ready" in message) {
+          resume(message.ready ? Effect.succeed({ worker, pending }) : Effect.fail(toSqlError(databaseError(message.error))))
+          return
+        }
+        const waiting = pending.get(message.id)
+        pending.delete(message.id)
+        waiting?.(message)
+      })
+      // The thread died: the statements waiting on it fail, as later ones will.
+      const gone = (error: Error) => {
+        resume(Effect.fail(toSqlError(error)))
+        for (const waiting of pending.values()) waiting({ id: -1, error: { message: `The embedded database stopped: ${error.message}` } })
+        pending.clear()
+      }
+      worker.on("error", gone)
+      worker.on("exit", (code) => gone(new Error(`its thread exited (${code})`)))
+    }),
+    ({ pending, worker }) =>
+      Effect.async<void>((resume) => {
+        const id = nextId++
+        pending.set(id, () => resume(Effect.void))
+        worker.postMessage({ id, close: true })
+      }).pipe(
+        Effect.timeout("10 seconds"),
+        Effect.ignore,
+        Effect.zipRight(Effect.promise(() => worker.terminate()))
+      )
+  )
+
 const make = (dataDir: string, sharedBuffers: string) =>
   Effect.gen(function*() {
     if (!existsSync(path.join(dataDir, "PG_VERSION"))) yield* initialise(dataDir)
-    const db = yield* Effect.acquireRelease(
-      Effect.tryPromise({ try: () => PGlite.create(dataDir, { startParams: startParams(sharedBuffers) }), catch: toSqlError }),
-      (db) => Effect.promise(() => db.close())
-    )
+    const { pending, worker } = yield* startWorker(dataDir, sharedBuffers)
     const run = (sql: string, params: ReadonlyArray<unknown>, rowMode: "object" | "array") =>
-      Effect.tryPromise({ try: () => db.query(sql, params as Array<unknown>, { rowMode }), catch: toSqlError })
+      Effect.async<{ readonly rows: Array<unknown>; readonly fields: Array<unknown>; readonly affectedRows?: number }, SqlError.SqlError>((resume) => {
+        const id = nextId++
+        pending.set(id, (message) => {
+          if ("result" in message) resume(Effect.succeed(message.result))
+          else if ("error" in message) resume(Effect.fail(toSqlError(databaseError(message.error))))
+        })
+        worker.postMessage({ id, sql, params, rowMode })
+        // PGlite cannot cancel a statement: an interrupted caller just stops waiting for it.
+        return Effect.sync(() => pending.delete(id))
+      })
 
     const connection: Connection = {
       execute: (sql, params, transformRows) =>
