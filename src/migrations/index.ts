@@ -12,6 +12,7 @@ import createGatewayConversations from "./00007_create_gateway_conversations.ts"
 import createGatewayRequests from "./00008_create_gateway_requests.ts"
 import requestsReplacedBy from "./00009_requests_replaced_by.ts"
 import gatewayStatistics from "./00010_gateway_statistics.ts"
+import createAnnotations from "./00011_create_annotations.ts"
 
 export const migrations = Migrator.fromRecord({
   "00001_create_documents": createDocuments,
@@ -23,5 +24,6 @@ export const migrations = Migrator.fromRecord({
   "00007_create_gateway_conversations": createGatewayConversations,
   "00008_create_gateway_requests": createGatewayRequests,
   "00009_requests_replaced_by": requestsReplacedBy,
-  "00010_gateway_statistics": gatewayStatistics
+  "00010_gateway_statistics": gatewayStatistics,
+  "00011_create_annotations": createAnnotations
 })

@@ -9,6 +9,13 @@ export class DocumentIdRef extends Schema.Class<DocumentIdRef>("DocumentIdRef")(
   id: Schema.String
 }) {}
 
+/** A document ID given as a query parameter: part IDs may use '@' or '/' between indices. */
+export const DocumentIdParam = Schema.transform(Schema.NonEmptyString, Schema.String, {
+  strict: true,
+  decode: (id) => id.replaceAll("@", "/"),
+  encode: (id) => id
+}).annotations({ description: "A document ID; part IDs use '@' (or '/') between indices" })
+
 /**
  * `{documentId}` as it stands in a URL: one path segment, parts joined by `@`.
  * A `/` can only get here percent-encoded (a raw one splits the segment and never matches a route),
@@ -134,8 +141,21 @@ export class DocumentAccessor extends Schema.Class<DocumentAccessor>("DocumentAc
   documentTitle: Schema.optional(DocumentTitle)
 }) {}
 
+/** How a PDF download carries the document's annotations: not at all, as annotation objects, or drawn into the pages. Redactions are applied for real either way. */
+export const AnnotationsInFile = Schema.Literal("none", "embed", "flatten").annotations({
+  message: () => "annotations must be none, embed (as annotation objects) or flatten (drawn into the pages)"
+})
+export type AnnotationsInFile = typeof AnnotationsInFile.Type
+
 export const FileFormatParam = Schema.Struct({
-  format: Schema.optional(Schema.Literal("pdf", "rendered", "compressed"))
+  format: Schema.optional(Schema.Literal("pdf", "rendered", "compressed")),
+  /** With format=pdf: the document's annotations written into the file (docs/annotations.md). */
+  annotations: Schema.optional(AnnotationsInFile)
+})
+
+/** A printout shows the annotations, redactions applied, unless asked otherwise. */
+export const PrintableParams = Schema.Struct({
+  annotations: Schema.optionalWith(AnnotationsInFile, { default: () => "flatten" as const })
 })
 
 // ---- errors -------------------------------------------------------------------------------

@@ -17,7 +17,7 @@ export const ConversionFormat = Schema.Literal("pdf", "rendered").annotations({
 })
 
 /** The spec's DocumentId object in a body; a bare string is accepted too. Part IDs may use '/' or '@' between indices. */
-const DocumentIdInBody = Schema.transform(
+export const DocumentIdInBody = Schema.transform(
   Schema.Union(Schema.Struct({ id: Schema.NonEmptyString }), Schema.NonEmptyString),
   Schema.String,
   { strict: true, decode: (ref) => (typeof ref === "string" ? ref : ref.id).replaceAll("@", "/"), encode: (id) => ({ id }) }
@@ -56,3 +56,10 @@ export class OrderNotFound extends Schema.TaggedError<OrderNotFound>()(
     return new OrderNotFound({ orderId, message: `No order with ID '${orderId}'` })
   }
 }
+
+/** `timeoutMs` of the order polls: how long to wait for the order to finish before answering its state. */
+export const OrderWaitParams = Schema.Struct({
+  timeoutMs: Schema.optional(
+    Schema.NumberFromString.pipe(Schema.int(), Schema.between(0, 600_000, { message: () => "timeoutMs is a number of milliseconds from 0 to 600000" }))
+  )
+})

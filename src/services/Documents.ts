@@ -33,7 +33,7 @@ import {
   PageDimensions,
   SourceUnreachable,
   UploadTooLarge,
-  type UploadParams
+  UploadParams
 } from "../schemas/Document.ts"
 import { PageImageDescriptor, PageImageDescriptorFromString } from "../schemas/PageImage.ts"
 import { BlobStore, type ByteRange } from "./BlobStore.ts"
@@ -46,6 +46,8 @@ import { type DetectedFormat, detectFile, formatOfRecord } from "./FormatDetecto
 import { Orders } from "./Orders.ts"
 import { compilePattern, InvalidSearchPattern } from "./pdf/Text.ts"
 import { PdfEngine, type PdfSource } from "./PdfEngine.ts"
+import { AnnotationBasis } from "./pdf/Protocol.ts"
+import { AnnotationStore } from "./annotations/AnnotationStore.ts"
 import { pageImageName, renditionKey, Renditions } from "./Renditions.ts"
 import { UrlFetcher } from "./UrlFetcher.ts"
 import { durationConfig } from "./DurationConfig.ts"
@@ -107,6 +109,7 @@ export class Documents extends Effect.Service<Documents>()("docstack/Documents",
     const renditions = yield* Renditions
     const containers = yield* Containers
     const orders = yield* Orders
+    const annotationStore = yield* AnnotationStore
     const defaultDescriptor = renditions.defaultDescriptor
 
     const internal = (documentId: string) => (error: { readonly message: string }) =>
@@ -517,6 +520,7 @@ export class Documents extends Effect.Service<Documents>()("docstack/Documents",
       remove: Effect.fn("Documents.remove")(function*(documentId: string) {
         if (documentId.includes("/")) return
         yield* orders.removeForDocument(documentId)
+        yield* annotationStore.removeForDocument(documentId)
         const { sourceHash } = yield* registry.remove(documentId)
         if (sourceHash) yield* release([sourceHash])
       }),
@@ -642,10 +646,58 @@ export class Documents extends Effect.Service<Documents>()("docstack/Documents",
         const doc = yield* ready(documentId)
         if (!doc.renditionHash) return new Signatures({ signatures: [], wronglySigned: false, integrity: true })
         const pdf = yield* pdfOf(doc)
-        const signatures = yield* engine.signatureFields(pdf).pipe(Effect.mapError(internal(doc.id)))
-        // Nothing is verified yet, so integrity is claimed only where there is nothing to verify.
-        return new Signatures({ signatures, wronglySigned: false, integrity: signatures.length === 0 })
+        return yield* engine.signatures(pdf).pipe(Effect.mapError(internal(doc.id)))
       }),
+
+      /** What annotations need of a document: its pages' geometry, and the annotations its PDF holds. */
+      annotationBasis: Effect.fn("Documents.annotationBasis")(function*(documentId: string) {
+        const doc = yield* ready(documentId)
+        if (!doc.renditionHash) {
+          const pages = yield* pagesOf(doc)
+          return new AnnotationBasis({ pages: pages.map((p) => ({ x0: 0, y0: 0, width: p.width, height: p.height, rotation: p.rotation })), fileAnnotations: [] })
+        }
+        const pdf = yield* pdfOf(doc)
+        return yield* cachedJson(pdf.hash, "annotations.json", AnnotationBasis, engine.annotations(pdf).pipe(Effect.mapError(internal(doc.id))))
+      }),
+
+      /** The number of pages, when known without waiting for a conversion (None while one is due or running). */
+      knownPageCount: Effect.fn("Documents.knownPageCount")(function*(documentId: string) {
+        const target = yield* resolve(documentId)
+        if (target.kind === "container") return yield* notPages(target)
+        const pages = target.doc.renditionPages ?? target.doc.registeredPages
+        return Option.fromNullable(pages?.length)
+      }),
+
+      /** The document's title, if it has one. */
+      title: Effect.fn("Documents.title")((documentId: string) =>
+        resolve(documentId).pipe(Effect.map((target) => Option.fromNullable(target.kind === "container" ? target.title : target.doc.title)))
+      ),
+
+      /** The document's PDF (its conversion awaited) and pages: what transformations and comparisons work on. */
+      rendition: Effect.fn("Documents.rendition")(function*(documentId: string) {
+        const doc = yield* ready(documentId)
+        const pages = yield* pagesOf(doc)
+        const pdf = yield* pdfOf(doc)
+        return { documentId: doc.id, title: doc.title, pages, pdf }
+      }),
+
+      /** JSON derived from a PDF (by content hash), computed once and kept in the derived cache. */
+      derivedJson: cachedJson,
+
+      /** A PDF made from the document's rendition, computed once and kept in the derived cache under `name`. */
+      derivedPdf: <E>(documentId: string, name: string, compute: (source: PdfSource) => Effect.Effect<Uint8Array, E>) =>
+        Effect.gen(function*() {
+          const doc = yield* ready(documentId)
+          const pdf = yield* pdfOf(doc)
+          return yield* cachedFile(pdf.hash, name, "application/pdf", fileNameOf(doc.title ?? doc.id, "pdf"), compute(pdf))
+        }),
+
+      /** Registers a PDF the broker made (a transformation's or comparison's result) as a document of its own. */
+      registerPdf: Effect.fn("Documents.registerPdf")((bytes: Uint8Array, title: string | undefined) =>
+        upload(Stream.succeed(bytes), new UploadParams({ ...(title === undefined ? {} : { documentTitle: title }), failOnUnsupported: true })).pipe(
+          Effect.catchAll((error) => Effect.fail(new DocumentProcessingFailed({ documentId: "", message: `The result could not be registered: ${error.message}` })))
+        )
+      ),
 
       printable: Effect.fn("Documents.printable")(function*(documentId: string) {
         const doc = yield* ready(documentId)

@@ -18,10 +18,14 @@ import {
   PdfOperationFailed,
   type PdfRequest,
   ReadDestinations,
+  Compare,
+  DiffText,
+  ReadAnnotations,
   ReadOutline,
-  ReadSignatureFields,
+  VerifySignatures,
   RenderPage,
-  SearchPages
+  SearchPages,
+  Transform
 } from "./pdf/Protocol.ts"
 import { buildWorkerBundle } from "./pdf/WorkerBundle.ts"
 import { durationConfig } from "./DurationConfig.ts"
@@ -37,13 +41,22 @@ export const PdfEngineConfig = Config.all({
   concurrencyPerWorker: Config.integer("RENDER_CONCURRENCY_PER_WORKER").pipe(Config.withDefault(2)),
   openDocumentsPerWorker: Config.integer("OPEN_DOCUMENTS_PER_WORKER").pipe(Config.withDefault(8)),
   timeout: durationConfig("RENDER_TIMEOUT", Duration.seconds(60)),
-  maxImagePixels: Config.integer("MAX_IMAGE_PIXELS").pipe(Config.withDefault(60_000_000))
+  /** Whole-document work of an order (a transformation's outputs, a comparison's pages, a text difference). */
+  documentWorkTimeout: durationConfig("DOCUMENT_WORK_TIMEOUT", Duration.minutes(10)),
+  redactionTimeout: durationConfig("REDACTION_TIMEOUT", Duration.minutes(2)),
+  maxImagePixels: Config.integer("MAX_IMAGE_PIXELS").pipe(Config.withDefault(60_000_000)),
+  /** PEM files (or directories of them) whose certificates signatures are trusted to chain to. */
+  trustStore: Config.array(Config.string(), "SIGNATURE_TRUST_STORE").pipe(Config.withDefault(["/etc/ssl/certs/ca-certificates.crt"]))
 })
 
 export class PdfEngine extends Effect.Service<PdfEngine>()("docstack/PdfEngine", {
   scoped: Effect.gen(function*() {
     const config = yield* PdfEngineConfig
-    const workerOptions: PdfWorkerOptions = { openDocuments: config.openDocumentsPerWorker }
+    const workerOptions: PdfWorkerOptions = {
+      openDocuments: config.openDocumentsPerWorker,
+      trustStore: config.trustStore,
+      redactionTimeoutMs: Duration.toMillis(config.redactionTimeout)
+    }
     const bundle = yield* Effect.acquireRelease(
       Effect.promise(buildWorkerBundle),
       (file) => Effect.sync(() => rmSync(file, { force: true }))
@@ -80,26 +93,47 @@ export class PdfEngine extends Effect.Service<PdfEngine>()("docstack/PdfEngine",
       ),
       outline: Effect.fn("PdfEngine.outline")((source: PdfSource) => pool.executeEffect(new ReadOutline(source)).pipe(withLimits)),
       destinations: Effect.fn("PdfEngine.destinations")((source: PdfSource) => pool.executeEffect(new ReadDestinations(source)).pipe(withLimits)),
-      signatureFields: Effect.fn("PdfEngine.signatureFields")((source: PdfSource) => pool.executeEffect(new ReadSignatureFields(source)).pipe(withLimits))
+      signatures: Effect.fn("PdfEngine.signatures")((source: PdfSource) => pool.executeEffect(new VerifySignatures(source)).pipe(withLimits)),
+      annotations: Effect.fn("PdfEngine.annotations")((source: PdfSource) => pool.executeEffect(new ReadAnnotations(source)).pipe(withLimits)),
+      /** Whole-document work (transformations, comparisons): bounded by DOCUMENT_WORK_TIMEOUT, not RENDER_TIMEOUT. */
+      transform: Effect.fn("PdfEngine.transform")((request: ConstructorParameters<typeof Transform>[0]) =>
+        pool.executeEffect(new Transform(request)).pipe(withDocumentLimits)
+      ),
+      compare: Effect.fn("PdfEngine.compare")((request: ConstructorParameters<typeof Compare>[0]) =>
+        pool.executeEffect(new Compare(request)).pipe(withDocumentLimits)
+      ),
+      diffText: Effect.fn("PdfEngine.diffText")((left: PdfSource, right: PdfSource) =>
+        pool.executeEffect(new DiffText({ left, right })).pipe(withDocumentLimits)
+      )
     }
 
     function renderSettings(descriptor: PageImageDescriptor) {
       return { width: descriptor.width, rotation: descriptor.rotation, filters: descriptor.filters, maxPixels: config.maxImagePixels }
     }
 
+    /** Counted in the load; a worker that crashed or could not start is a broken engine, not a bad document (a defect). */
+    function counted<A, E>(effect: Effect.Effect<A, E | WorkerError>) {
+      return Effect.acquireUseRelease(Effect.sync(() => inFlight++), () => effect, () => Effect.sync(() => inFlight--)).pipe(
+        Effect.catchIf((e: E | WorkerError) => (e as { _tag?: string })._tag === "WorkerError", Effect.die)
+      ) as Effect.Effect<A, Exclude<E, WorkerError>>
+    }
+
+    /** Counted, and bounded by RENDER_TIMEOUT. */
     function withLimits<A, E>(effect: Effect.Effect<A, E | WorkerError>) {
-      return Effect.acquireUseRelease(
-        Effect.sync(() => inFlight++),
-        () => effect,
-        () => Effect.sync(() => inFlight--)
-      ).pipe(
+      return bounded(effect, config.timeout)
+    }
+
+    function withDocumentLimits<A, E>(effect: Effect.Effect<A, E | WorkerError>) {
+      return bounded(effect, config.documentWorkTimeout)
+    }
+
+    function bounded<A, E>(effect: Effect.Effect<A, E | WorkerError>, timeout: Duration.Duration) {
+      return counted(effect).pipe(
         Effect.timeoutFail({
-          duration: config.timeout,
-          onTimeout: () => new PdfOperationFailed({ message: `The PDF engine took longer than ${Duration.format(config.timeout)}` })
-        }),
-        // A worker that crashed or could not start is a broken engine, not a bad document.
-        Effect.catchIf((e: E | WorkerError | PdfOperationFailed) => (e as { _tag?: string })._tag === "WorkerError", Effect.die)
-      ) as Effect.Effect<A, Exclude<E, WorkerError> | PdfOperationFailed>
+          duration: timeout,
+          onTimeout: () => new PdfOperationFailed({ message: `The PDF engine took longer than ${Duration.format(timeout)}` })
+        })
+      )
     }
   }),
   dependencies: [NodeWorker.layerManager]

@@ -2,22 +2,11 @@
  * Search over positioned runs: folding, ranges inside runs, boxes of matched pieces.
  */
 import { describe, expect, it } from "@effect/vitest"
-import { Rect, TextPosition } from "../../src/schemas/Content.ts"
+import type { TextPosition } from "../../src/schemas/Content.ts"
 import { compilePattern, InvalidSearchPattern, searchRuns } from "../../src/services/pdf/Text.ts"
+import { textRun } from "../support/text-runs.ts"
 
-const run = (text: string, x: number, y: number, charWidth = 5) =>
-  new TextPosition({
-    pageNumber: 0,
-    position: new Rect({ x, y, w: text.length * charWidth, h: 10 }),
-    text,
-    individualWidths: Array.from(text, () => charWidth),
-    fontSize: 10,
-    font: "Helvetica",
-    clickableDestination: null,
-    paragraphId: 0,
-    rightToLeftText: false,
-    rotation: 0
-  })
+const run = (text: string, x: number, y: number, charWidth = 5) => textRun(text, x, y, { charWidth })
 
 const options = (searchText: string, more: Partial<{ caseSensitive: boolean; accentSensitive: boolean; regex: boolean }> = {}) => ({
   searchText,

@@ -27,13 +27,17 @@ import {
   FileFormatParam,
   InvalidRequest,
   LayoutRegistration,
+  PrintableParams,
   RangeNotSatisfiable,
   SourceUnreachable,
   UploadParams,
   UploadTooLarge
 } from "../../schemas/Document.ts"
 import { HealthRecords } from "../../schemas/Health.ts"
-import { ConversionOrder, ConversionOrderCreated, ConversionRequest, OrderIdRef, OrderNotFound } from "../../schemas/Orders.ts"
+import { AnnotationConversionParams, AnnotationNotFound, AnnotationPolicy, AnnotationQuery, Annotations } from "../../schemas/Annotations.ts"
+import { ComparisonOrder, ComparisonOrderCreated, ComparisonRequest, DifferenceParams, DifferenceResult } from "../../schemas/Comparisons.ts"
+import { ConversionOrder, ConversionOrderCreated, ConversionRequest, OrderIdRef, OrderNotFound, OrderWaitParams } from "../../schemas/Orders.ts"
+import { TransformationOrder, TransformationOrderCreated, TransformationRequest } from "../../schemas/Transformations.ts"
 import { PageImageParams } from "../../schemas/PageImage.ts"
 
 const documentId = HttpApiSchema.param("documentId", DocumentIdFromUrl)
@@ -107,7 +111,17 @@ export class DocumentsGroup extends HttpApiGroup.make("documents")
   .add(HttpApiEndpoint.get("bookmarks")`/documents/${documentId}/bookmarks`.addSuccess(Bookmarks))
   .add(HttpApiEndpoint.get("destinations")`/documents/${documentId}/destinations`.addSuccess(Destinations))
   .add(HttpApiEndpoint.get("signatures")`/documents/${documentId}/signatures`.addSuccess(Signatures))
-  .add(HttpApiEndpoint.get("printable")`/documents/${documentId}/printable`.addSuccess(Binary("application/pdf", "A PDF ready to print")))
+  .add(
+    HttpApiEndpoint.get("printable")`/documents/${documentId}/printable`
+      .setUrlParams(PrintableParams)
+      .addSuccess(Binary("application/pdf", "A PDF ready to print: by default with the document's annotations drawn in and its redactions applied"))
+  )
+  .add(
+    HttpApiEndpoint.get("annotationsFile")`/documents/${documentId}/file/annotations`
+      .addSuccess(Binary("application/vnd.adobe.xfdf", "The document's annotations as XFDF"))
+      .addError(AnnotationNotFound)
+      .annotate(OpenApi.Description, "Every annotation the document shows (the broker's and those of the PDF file) as XFDF; 404 when it has none.")
+  )
   .add(HttpApiEndpoint.get("conversions")`/documents/${documentId}/conversions`.addSuccess(Schema.Array(OrderIdRef)))
   .addError(InvalidRequest)
   .addError(DocumentNotFound)
@@ -134,6 +148,85 @@ export class ConversionsGroup extends HttpApiGroup.make("conversions")
   .addError(InvalidRequest)
   .addError(DocumentNotFound)
   .addError(OrderNotFound)
+  .addError(DocumentProcessingFailed)
+{}
+
+const transformationOrderId = HttpApiSchema.param("transformationOrderId", Schema.String)
+
+export class TransformationsGroup extends HttpApiGroup.make("transformations")
+  .add(
+    HttpApiEndpoint.post("request", "/transformations")
+      .setPayload(TransformationRequest)
+      .addSuccess(TransformationOrderCreated)
+      .annotate(OpenApi.Description, "Queues a transformation: each transformation detail becomes one PDF document made of its elements' pages, in order (merge, split, reorder); RedactText and Redact annotations in `annotations` are redacted for real, other annotations are written into the result.")
+  )
+  .add(HttpApiEndpoint.get("list", "/transformations").addSuccess(Schema.Array(TransformationOrder)))
+  .add(
+    HttpApiEndpoint.get("get")`/transformations/${transformationOrderId}`
+      .setUrlParams(OrderWaitParams)
+      .addSuccess(TransformationOrder)
+      .annotate(OpenApi.Description, "One order; with timeoutMs, answers when it is PROCESSED or FAILED or when timeoutMs has passed, whichever is first.")
+  )
+  .add(HttpApiEndpoint.del("remove")`/transformations/${transformationOrderId}`.addSuccess(Ok))
+  .add(HttpApiEndpoint.del("removeAll", "/transformations").addSuccess(Ok))
+  .addError(InvalidRequest)
+  .addError(DocumentNotFound)
+  .addError(OrderNotFound)
+  .addError(DocumentProcessingFailed)
+{}
+
+const comparisonOrderId = HttpApiSchema.param("comparisonOrderId", Schema.String)
+
+export class ComparisonsGroup extends HttpApiGroup.make("comparisons")
+  .add(
+    HttpApiEndpoint.post("request", "/comparisons")
+      .setPayload(ComparisonRequest)
+      .addSuccess(ComparisonOrderCreated)
+      .annotate(OpenApi.Description, "Queues an image comparison of two documents, page by page; its result (targetDocumentId) is a document showing the differences.")
+  )
+  .add(HttpApiEndpoint.get("list", "/comparisons").addSuccess(Schema.Array(ComparisonOrder)))
+  .add(
+    HttpApiEndpoint.get("get")`/comparisons/${comparisonOrderId}`
+      .setUrlParams(OrderWaitParams)
+      .addSuccess(ComparisonOrder)
+      .annotate(OpenApi.Description, "One order; with timeoutMs, answers when it is PROCESSED or FAILED or when timeoutMs has passed, whichever is first.")
+  )
+  .add(HttpApiEndpoint.del("remove")`/comparisons/${comparisonOrderId}`.addSuccess(Ok))
+  .add(HttpApiEndpoint.del("removeAll", "/comparisons").addSuccess(Ok))
+  .add(
+    HttpApiEndpoint.get("difference", "/difference")
+      .setUrlParams(DifferenceParams)
+      .addSuccess(DifferenceResult)
+      .annotate(OpenApi.Description, "The word-level difference of the two documents' text, with where each change stands on the pages.")
+  )
+  .addError(InvalidRequest)
+  .addError(DocumentNotFound)
+  .addError(OrderNotFound)
+  .addError(DocumentProcessingFailed)
+{}
+
+export class AnnotationsGroup extends HttpApiGroup.make("annotations")
+  .add(HttpApiEndpoint.get("list", "/annotation").setUrlParams(AnnotationQuery).addSuccess(Annotations))
+  .add(
+    HttpApiEndpoint.put("create", "/annotation")
+      .setUrlParams(AnnotationQuery)
+      .setPayload(Annotations)
+      .addSuccess(Ok)
+      .annotate(OpenApi.Description, "Creates the annotations; the broker gives each its id (GET lists them).")
+  )
+  .add(HttpApiEndpoint.post("update", "/annotation").setUrlParams(AnnotationQuery).setPayload(Annotations).addSuccess(Ok))
+  .add(HttpApiEndpoint.del("remove", "/annotation").setUrlParams(AnnotationQuery).setPayload(Annotations).addSuccess(Ok))
+  .add(HttpApiEndpoint.get("policy", "/annotation/policy").setUrlParams(AnnotationQuery).addSuccess(AnnotationPolicy))
+  .add(
+    HttpApiEndpoint.post("convert", "/annotations/conversion")
+      .setUrlParams(AnnotationConversionParams)
+      .setHeaders(Schema.Struct({ accept: Schema.String }))
+      .setPayload(Binary("application/octet-stream", "The FDF or XFDF file"))
+      .addSuccess(Binary("application/octet-stream", "The annotations in the target format (application/vnd.fdf or application/vnd.adobe.xfdf)"))
+  )
+  .addError(InvalidRequest)
+  .addError(DocumentNotFound)
+  .addError(AnnotationNotFound)
   .addError(DocumentProcessingFailed)
 {}
 
@@ -171,6 +264,9 @@ export class AdministrationGroup extends HttpApiGroup.make("administration")
 export class BrokerApi extends HttpApi.make("broker")
   .add(DocumentsGroup)
   .add(ConversionsGroup)
+  .add(ComparisonsGroup)
+  .add(TransformationsGroup)
+  .add(AnnotationsGroup)
   .add(DocumentLoadingGroup)
   .add(AdministrationGroup)
   .annotate(OpenApi.Title, "Document broker")

@@ -1,8 +1,10 @@
 import { HttpApiBuilder, HttpServerResponse } from "@effect/platform"
 import { Effect, Stream } from "effect"
-import { InvalidRequest } from "../../schemas/Document.ts"
+import { type DocumentNotFound, type DocumentProcessingFailed, InvalidRequest } from "../../schemas/Document.ts"
+import { Annotations } from "../../services/annotations/Annotations.ts"
 import { Conversions } from "../../services/Conversions.ts"
-import { Documents } from "../../services/Documents.ts"
+import { Documents, type FileContent } from "../../services/Documents.ts"
+import { Transformations } from "../../services/Transformations.ts"
 import { fileResponse, parseRange, rangeResponse } from "../FileResponse.ts"
 import { BrokerApi } from "./Api.ts"
 
@@ -10,6 +12,8 @@ export const DocumentsHttpLive = HttpApiBuilder.group(BrokerApi, "documents", (h
   Effect.gen(function*() {
     const documents = yield* Documents
     const conversions = yield* Conversions
+    const annotations = yield* Annotations
+    const transformations = yield* Transformations
     return handlers
       .handleRaw("upload", ({ request, urlParams }) => {
         const contentType = (request.headers["content-type"] ?? "").split(";")[0]!.trim().toLowerCase()
@@ -25,7 +29,15 @@ export const DocumentsHttpLive = HttpApiBuilder.group(BrokerApi, "documents", (h
       })
       .handle("registerLayout", ({ payload }) => documents.registerLayout(payload))
       .handle("metadata", ({ path }) => documents.metadata(path.documentId))
-      .handle("file", ({ path, urlParams }) => documents.file(path.documentId, urlParams.format).pipe(Effect.map((f) => fileResponse(f))))
+      .handle("file", ({ path, urlParams }) => {
+        const { annotations, format } = urlParams
+        const content: Effect.Effect<FileContent, InvalidRequest | DocumentNotFound | DocumentProcessingFailed> = annotations === undefined || annotations === "none"
+          ? documents.file(path.documentId, format)
+          : format === "pdf" || format === "rendered"
+          ? transformations.annotatedPdf(path.documentId, annotations)
+          : Effect.fail(new InvalidRequest({ message: "annotations go with format=pdf: only the PDF carries them" }))
+        return Effect.map(content, (f) => fileResponse(f))
+      })
       .handle("fileChunk", ({ headers, path, urlParams }) =>
         documents.file(path.documentId, urlParams.format).pipe(
           Effect.flatMap((file) => parseRange(headers.range, file.size).pipe(Effect.map((range) => rangeResponse(file, range))))
@@ -44,6 +56,18 @@ export const DocumentsHttpLive = HttpApiBuilder.group(BrokerApi, "documents", (h
       .handle("bookmarks", ({ path }) => documents.bookmarks(path.documentId))
       .handle("destinations", ({ path }) => documents.destinations(path.documentId))
       .handle("signatures", ({ path }) => documents.signatures(path.documentId))
-      .handle("printable", ({ path }) => documents.printable(path.documentId).pipe(Effect.map((f) => fileResponse(f, "inline"))))
+      .handle("printable", ({ path, urlParams }) =>
+        (urlParams.annotations === "none" ? documents.printable(path.documentId) : transformations.annotatedPdf(path.documentId, urlParams.annotations)).pipe(
+          Effect.map((f) => fileResponse(f, "inline"))
+        ))
       .handle("conversions", ({ path }) => conversions.forDocument(path.documentId))
+      .handle("annotationsFile", ({ path }) =>
+        annotations.xfdf(path.documentId).pipe(
+          Effect.map((xfdf) =>
+            HttpServerResponse.text(xfdf, {
+              contentType: "application/vnd.adobe.xfdf",
+              headers: { "content-disposition": `attachment; filename="annotations.xfdf"` }
+            })
+          )
+        ))
   }))

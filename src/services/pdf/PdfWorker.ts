@@ -3,27 +3,61 @@
  * Each worker keeps its recently used documents open, so a page request never re-parses a file.
  */
 import { WorkerRunner } from "@effect/platform"
-import { NodeRuntime, NodeWorkerRunner } from "@effect/platform-node"
+import { NodeContext, NodeRuntime, NodeWorkerRunner } from "@effect/platform-node"
 import { createCanvas } from "@napi-rs/canvas"
 import { Effect, Layer } from "effect"
-import { readFile } from "node:fs/promises"
+import { existsSync, readdirSync, readFileSync, statSync } from "node:fs"
+import { readFile, writeFile } from "node:fs/promises"
 import { createRequire } from "node:module"
 import * as path from "node:path"
 import { workerData } from "node:worker_threads"
 import * as pdfjs from "pdfjs-dist/legacy/build/pdf.mjs"
 import type { PDFDocumentProxy, PDFPageProxy } from "pdfjs-dist/types/src/display/api.js"
-import { PDFDict, PDFDocument, PDFHexString, PDFName, PDFSignature, PDFString } from "pdf-lib"
+import { PDFDocument, type PDFPage } from "pdf-lib"
 import sharp from "sharp"
-import { Bookmark, NamedDestination, SignatureInfo, type TextPosition } from "../../schemas/Content.ts"
+import { Bookmark, NamedDestination, SignatureInfo, Signatures, type TextPosition } from "../../schemas/Content.ts"
+import { pageGeometries } from "../annotations/PageSpace.ts"
+import { readAnnotations, writeAnnotations } from "../annotations/PdfAnnotations.ts"
+import { diffPageImages } from "../compare/ImageDiff.ts"
+import { diffText } from "../compare/TextDiff.ts"
+import { redact } from "./Redaction.ts"
+import { certificatesFromPem, type TrustStore, verifySignatures } from "./SignatureVerification.ts"
 import { compilePattern, InvalidSearchPattern, type RawTextItem, type RawTextStyle, searchRuns, toTextPositions } from "./Text.ts"
-import { PageBox, PdfSummary, PdfOpenFailed, PdfOperationFailed, PdfRequest } from "./Protocol.ts"
+import { AnnotationBasis, PageBox, PdfSummary, PdfOpenFailed, PdfOperationFailed, PdfRequest } from "./Protocol.ts"
 
 export interface PdfWorkerOptions {
   /** Documents each worker keeps open. */
   readonly openDocuments: number
+  /** PEM files, or directories of them, with the certificates signatures are trusted to chain to. */
+  readonly trustStore: ReadonlyArray<string>
+  /** Longest one document's redaction (MuPDF and the vector pass) may take. */
+  readonly redactionTimeoutMs: number
 }
 
-const options: PdfWorkerOptions = workerData ?? { openDocuments: 8 }
+const options: PdfWorkerOptions = workerData ?? { openDocuments: 8, trustStore: [], redactionTimeoutMs: 120_000 }
+
+/** The trust store, read on first use and kept (a file that cannot be read is left out, with a warning). */
+const trustStore = (() => {
+  let store: TrustStore | undefined
+  return () => {
+    if (store) return store
+    const certificates: Array<Uint8Array> = []
+    const readPem = (file: string) => {
+      try {
+        certificates.push(...certificatesFromPem(readFileSync(file)))
+      } catch (error) {
+        console.warn(`SIGNATURE_TRUST_STORE: ${file} cannot be read (${error instanceof Error ? error.message : String(error)})`)
+      }
+    }
+    for (const entry of options.trustStore) {
+      if (existsSync(entry) && statSync(entry).isDirectory()) {
+        for (const name of readdirSync(entry)) if (/\.(pem|crt|cer|der)$/i.test(name)) readPem(path.join(entry, name))
+      } else if (existsSync(entry)) readPem(entry)
+    }
+    store = { certificates }
+    return store
+  }
+})()
 
 // pdf.js wants directories with trailing slashes; without standard fonts, non-embedded base-14 text renders as boxes.
 const pdfjsRoot = path.dirname(createRequire(import.meta.url).resolve("pdfjs-dist/package.json")) + path.sep
@@ -250,6 +284,10 @@ const renderPng = async (doc: PDFDocumentProxy, page: PDFPageProxy, settings: Re
   }
 }
 
+/** A PDF for pdf-lib (reading its objects, writing new ones); encrypted files are read as they are. */
+const loadWithPdfLib = async (path: string) =>
+  PDFDocument.load(await readFile(path), { ignoreEncryption: true, updateMetadata: false, throwOnInvalidObject: false })
+
 const pageOf = (doc: PDFDocumentProxy, index: number) =>
   index < 0 || index >= doc.numPages
     ? Effect.fail(new PdfOperationFailed({ message: `Page ${index} is outside 0..${doc.numPages - 1}` }))
@@ -345,34 +383,92 @@ const handlers = WorkerRunner.layerSerialized(PdfRequest, {
       })
     }),
 
-  ReadSignatureFields: (req) =>
-    attempt("Reading signature fields", async () => {
-      const pdf = await PDFDocument.load(await readFile(req.path), { ignoreEncryption: true, updateMetadata: false, throwOnInvalidObject: false })
-      return pdf.getForm().getFields().filter((field) => field instanceof PDFSignature).map((field) => {
-        const value = field.acroField.dict.lookup(PDFName.of("V"))
-        const text = (key: string) => {
-          const entry = value instanceof PDFDict ? value.lookup(PDFName.of(key)) : undefined
-          return entry instanceof PDFString || entry instanceof PDFHexString ? entry.decodeText() : null
-        }
-        const signedAt = value instanceof PDFDict ? value.lookup(PDFName.of("M")) : undefined
-        const date = (() => {
-          try {
-            return signedAt instanceof PDFString || signedAt instanceof PDFHexString ? signedAt.decodeDate().toISOString() : null
-          } catch {
-            return null
+  ReadAnnotations: (req) =>
+    attempt("Reading annotations", async () => {
+      const pdf = await loadWithPdfLib(req.path)
+      return new AnnotationBasis({ pages: pageGeometries(pdf), fileAnnotations: readAnnotations(pdf) })
+    }),
+
+  Transform: (req) =>
+    Effect.gen(function*() {
+      const sources = yield* Effect.forEach(req.sources, (source) =>
+        Effect.gen(function*() {
+          const bytes = new Uint8Array(yield* attempt("Reading a source document", () => readFile(source.path)))
+          const redacted = source.redactions.length === 0
+            ? bytes
+            : yield* redact(bytes, source.redactions, { timeoutMs: options.redactionTimeoutMs }).pipe(
+              Effect.mapError((e) => new PdfOperationFailed({ message: e.message })),
+              Effect.provide(NodeContext.layer)
+            )
+          return yield* attempt("Opening a source document", () => PDFDocument.load(redacted, { ignoreEncryption: true, updateMetadata: false, throwOnInvalidObject: false }))
+        }))
+      return yield* attempt("Building the result", async () => {
+        const files: Array<string> = []
+        for (const [i, output] of req.outputs.entries()) {
+          const result = await PDFDocument.create()
+          // One copy per source and output, so that what its pages share (fonts, images) is copied once.
+          const copied = new Map<number, Array<PDFPage>>()
+          for (const [source, doc] of sources.entries()) {
+            const indices = output.pages.filter((p) => p.source === source).map((p) => p.page)
+            if (indices.length > 0) copied.set(source, await result.copyPages(doc, indices))
           }
-        })()
-        return new SignatureInfo({
-          name: field.getName(),
-          signer: text("Name"),
-          date,
-          reason: text("Reason"),
-          location: text("Location"),
-          wrongIntegrity: false,
-          unknownCertificate: true,
-          signatureException: value instanceof PDFDict ? "Not validated: certificate and digest checks are not available yet" : "The signature field is not signed"
-        })
+          for (const p of output.pages) result.addPage(copied.get(p.source)!.shift()!)
+          writeAnnotations(result, output.annotations, output.annotationMode)
+          const file = path.join(req.outDir, `result-${i}.pdf`)
+          await writeFile(file, await result.save())
+          files.push(file)
+        }
+        return files
       })
+    }),
+
+  Compare: (req) =>
+    Effect.gen(function*() {
+      const [left, right] = yield* Effect.all([open(req.left), open(req.right)])
+      return yield* attempt("Comparing the documents", async () => {
+        const output = await PDFDocument.create()
+        const differingPages: Array<number> = []
+        const settings = { width: req.width, rotation: 0, filters: [], maxPixels: req.maxPixels }
+        /** A page rendered at the comparison's width, with its displayed width in points; undefined past the document's end. */
+        const render = async (doc: PDFDocumentProxy, index: number) => {
+          if (index >= doc.numPages) return undefined
+          const page = await doc.getPage(index + 1)
+          const points = page.getViewport({ scale: 1 }).width
+          return { png: await renderPng(doc, page, settings), points }
+        }
+        const pages = Math.max(left.numPages, right.numPages)
+        for (let i = 0; i < pages; i++) {
+          const [l, r] = [await render(left, i), await render(right, i)]
+          const diff = await diffPageImages(l?.png, r?.png, { fuzz: req.fuzz, colors: { highlight: req.highlight, lowlight: req.lowlight } })
+          if (diff.differingPixels > 0) differingPages.push(i)
+          // The page as large as the larger of the two, the difference image filling it.
+          const width = Math.max(l?.points ?? 0, r?.points ?? 0)
+          const height = (diff.height * width) / diff.width
+          const image = await output.embedPng(diff.png)
+          output.addPage([width, height]).drawImage(image, { x: 0, y: 0, width, height })
+        }
+        await writeFile(req.outPath, await output.save())
+        return { pages, differingPages }
+      })
+    }),
+
+  DiffText: (req) =>
+    Effect.gen(function*() {
+      const [left, right] = yield* Effect.all([open(req.left), open(req.right)])
+      return yield* attempt("Comparing the documents' text", async () => {
+        const textOf = async (doc: PDFDocumentProxy) => {
+          const pages: Array<ReadonlyArray<TextPosition>> = []
+          for (let i = 1; i <= doc.numPages; i++) pages.push(await pageRuns(await doc.getPage(i), true))
+          return pages
+        }
+        return diffText(await textOf(left), await textOf(right))
+      })
+    }),
+
+  VerifySignatures: (req) =>
+    attempt("Verifying signatures", async () => {
+      const verified = await verifySignatures(new Uint8Array(await readFile(req.path)), trustStore())
+      return new Signatures({ ...verified, signatures: verified.signatures.map((s) => new SignatureInfo(s)) })
     })
 })
 

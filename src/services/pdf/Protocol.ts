@@ -3,8 +3,10 @@
  * content hash (the worker's cache key) and a local file path (where the worker reads it from).
  */
 import { Schema } from "effect"
-import { Bookmark, NamedDestination, PageSearchHit, PositionText, SearchOptions, SignatureInfo, TextPosition } from "../../schemas/Content.ts"
+import { Bookmark, NamedDestination, PageSearchHit, PositionText, SearchOptions, Signatures, TextPosition } from "../../schemas/Content.ts"
+import { TextChange } from "../../schemas/Comparisons.ts"
 import { FilterCode } from "../../schemas/PageImage.ts"
+import { PdfAnnotation, PdfRect } from "../annotations/PdfAnnotation.ts"
 
 const Source = {
   hash: Schema.String,
@@ -81,11 +83,85 @@ export class ReadDestinations extends Schema.TaggedRequest<ReadDestinations>()("
   payload: Source
 }) {}
 
-export class ReadSignatureFields extends Schema.TaggedRequest<ReadSignatureFields>()("ReadSignatureFields", {
+/** The signatures of a PDF, verified against the worker's trust store. */
+export class VerifySignatures extends Schema.TaggedRequest<VerifySignatures>()("VerifySignatures", {
   failure: Failure,
-  success: Schema.Array(SignatureInfo),
+  success: Signatures,
   payload: Source
 }) {}
 
-export const PdfRequest = Schema.Union(Analyze, RenderPage, ExtractText, SearchPages, ReadOutline, ReadDestinations, ReadSignatureFields)
+export const PageGeometry = Schema.Struct({ x0: Schema.Number, y0: Schema.Number, width: Schema.Number, height: Schema.Number, rotation: Schema.Int })
+
+/** What annotations need of a PDF: every page's geometry, and the annotations the file holds. */
+export class AnnotationBasis extends Schema.Class<AnnotationBasis>("AnnotationBasis")({
+  pages: Schema.Array(PageGeometry),
+  fileAnnotations: Schema.Array(PdfAnnotation)
+}) {}
+
+export class ReadAnnotations extends Schema.TaggedRequest<ReadAnnotations>()("ReadAnnotations", {
+  failure: Failure,
+  success: AnnotationBasis,
+  payload: Source
+}) {}
+
+/**
+ * Builds the documents of a transformation: each output is a list of pages taken from the sources,
+ * whose redaction areas are redacted for real first; annotations are written onto output pages.
+ * Each output is written to a file of `outDir`; the answer lists them in order.
+ */
+export class Transform extends Schema.TaggedRequest<Transform>()("Transform", {
+  failure: Failure,
+  success: Schema.Array(Schema.String),
+  payload: {
+    /** Each source PDF, with the areas to redact on its pages (PDF user space). */
+    sources: Schema.Array(Schema.Struct({ ...Source, redactions: Schema.Array(Schema.Struct({ page: Schema.Int, rect: PdfRect })) })),
+    outputs: Schema.Array(Schema.Struct({
+      pages: Schema.Array(Schema.Struct({ source: Schema.Int, page: Schema.Int })),
+      /** Annotations to write into the output, each's `page` naming an output page: as annotation objects, or drawn into the pages. */
+      annotations: Schema.Array(PdfAnnotation),
+      annotationMode: Schema.Literal("objects", "flatten")
+    })),
+    outDir: Schema.String
+  }
+}) {}
+
+/**
+ * Compares two PDFs page by page as images (page i with page i; a page on one side only is all
+ * difference) and writes a PDF of the difference images to `outPath`.
+ */
+export class Compare extends Schema.TaggedRequest<Compare>()("Compare", {
+  failure: Failure,
+  success: Schema.Struct({ pages: Schema.Int, differingPages: Schema.Array(Schema.Int) }),
+  payload: {
+    left: Schema.Struct(Source),
+    right: Schema.Struct(Source),
+    width: Schema.Int,
+    fuzz: Schema.Number,
+    highlight: Schema.Tuple(Schema.Int, Schema.Int, Schema.Int),
+    lowlight: Schema.Tuple(Schema.Int, Schema.Int, Schema.Int),
+    maxPixels: Schema.Int,
+    outPath: Schema.String
+  }
+}) {}
+
+/** The word-level difference of two PDFs' text, every page of each. */
+export class DiffText extends Schema.TaggedRequest<DiffText>()("DiffText", {
+  failure: Failure,
+  success: Schema.Array(TextChange),
+  payload: { left: Schema.Struct(Source), right: Schema.Struct(Source) }
+}) {}
+
+export const PdfRequest = Schema.Union(
+  Analyze,
+  RenderPage,
+  ExtractText,
+  SearchPages,
+  ReadOutline,
+  ReadDestinations,
+  VerifySignatures,
+  ReadAnnotations,
+  Transform,
+  Compare,
+  DiffText
+)
 export type PdfRequest = typeof PdfRequest.Type

@@ -1,0 +1,21 @@
+import { HttpApiBuilder, HttpServerResponse } from "@effect/platform"
+import { Effect } from "effect"
+import { Annotations } from "../../services/annotations/Annotations.ts"
+import { BrokerApi } from "./Api.ts"
+
+const MEDIA_TYPES = { FDF: "application/vnd.fdf", XFDF: "application/vnd.adobe.xfdf" } as const
+
+export const AnnotationsHttpLive = HttpApiBuilder.group(BrokerApi, "annotations", (handlers) =>
+  Effect.gen(function*() {
+    const annotations = yield* Annotations
+    return handlers
+      .handle("list", ({ urlParams }) => annotations.list(urlParams.documentId))
+      .handle("create", ({ payload, urlParams }) => annotations.create(urlParams.documentId, payload))
+      .handle("update", ({ payload, urlParams }) => annotations.update(urlParams.documentId, payload))
+      .handle("remove", ({ payload, urlParams }) => annotations.remove(urlParams.documentId, payload))
+      .handle("policy", ({ urlParams }) => annotations.policy(urlParams.documentId))
+      .handle("convert", ({ payload, urlParams }) =>
+        annotations.convert(urlParams.documentId, urlParams.sourceType, urlParams.targetType, payload).pipe(
+          Effect.map((bytes) => HttpServerResponse.uint8Array(bytes, { contentType: MEDIA_TYPES[urlParams.targetType] }))
+        ))
+  }))

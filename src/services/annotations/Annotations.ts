@@ -1,0 +1,182 @@
+/**
+ * The annotations of documents opened through POST /documents (spec: Annotations): the broker's
+ * own, kept in SQL, and those the PDF file itself holds, which a user can change or delete too
+ * (the change is kept beside the file). Also the creation policy, the XFDF export and the FDF ↔
+ * XFDF conversion. See docs/annotations.md.
+ */
+import { Config, Effect, Option } from "effect"
+import { randomBytes } from "node:crypto"
+import { Rect } from "../../schemas/Content.ts"
+import { Annotation, AnnotationNotFound, Annotations as AnnotationList, type AnnotationFileType } from "../../schemas/Annotations.ts"
+import { DocumentIdRef, InvalidRequest } from "../../schemas/Document.ts"
+import { Documents } from "../Documents.ts"
+import { AnnotationPolicies } from "./AnnotationPolicies.ts"
+import { fromPdfAnnotation, toPdfAnnotation } from "./AnnotationModel.ts"
+import { AnnotationStore } from "./AnnotationStore.ts"
+import { parseFdf, writeFdf } from "./Fdf.ts"
+import type { PageGeometry } from "./PageSpace.ts"
+import type { PdfAnnotation } from "./PdfAnnotation.ts"
+import { parseXfdf, writeXfdf } from "./Xfdf.ts"
+
+export const AnnotationsConfig = Config.all({
+  /** Largest FDF or XFDF file POST /annotations/conversion takes. */
+  maxFileBytes: Config.integer("ANNOTATION_FILE_MAX_BYTES").pipe(Config.withDefault(50 * 1024 * 1024))
+})
+
+const newAnnotationId = () => `a_${randomBytes(12).toString("base64url")}`
+
+/** Text markup and text redaction mark pieces of lines: without quad points, their box is the one piece. */
+const MARKUP = new Set(["Highlight", "Underline", "StrikeOut", "Squiggly", "RedactText"])
+
+/** What is wrong with an annotation for a document of `pages` pages, if anything. */
+const problemOf = (a: Annotation, pages: ReadonlyArray<PageGeometry>): string | undefined => {
+  if (a.page >= pages.length) return `page ${a.page} does not exist: the document has pages 0 to ${pages.length - 1}`
+  if (a.position.w < 0 || a.position.h < 0) return "position must have a width and height of 0 or more"
+  const points = a.points?.length ?? 0
+  switch (a.type) {
+    case "Ink":
+      return (a.inkList?.some((stroke) => stroke.length > 0) ?? false) ? undefined : "an Ink annotation needs inkList, with at least one point"
+    case "Line":
+      return points === 2 ? undefined : "a Line annotation needs points: its two ends"
+    case "Polygon":
+      return points >= 3 ? undefined : "a Polygon annotation needs at least three points"
+    case "PolyLine":
+      return points >= 2 ? undefined : "a PolyLine annotation needs at least two points"
+    default:
+      return undefined
+  }
+}
+
+/** The annotation as the broker keeps it: its ID, its document, its dates and geometry completed. */
+const completed = (a: Annotation, id: string, documentId: string, now: string, created: string | undefined, origin: "store" | "file") =>
+  new Annotation({
+    ...a,
+    id: new DocumentIdRef({ id }),
+    documentId: new DocumentIdRef({ id: documentId }),
+    date: a.date ?? now,
+    creationDate: a.creationDate ?? created ?? now,
+    origin,
+    ...(MARKUP.has(a.type) && a.quadPoints === undefined ? { quadPoints: [new Rect(a.position)] } : {})
+  })
+
+export class Annotations extends Effect.Service<Annotations>()("docstack/Annotations", {
+  effect: Effect.gen(function*() {
+    const documents = yield* Documents
+    const store = yield* AnnotationStore
+    const { policy } = yield* AnnotationPolicies
+    const config = yield* AnnotationsConfig
+
+    /** The document's annotations as they stand: the file's (as changed by users) and the broker's. */
+    const current = (documentId: string) =>
+      Effect.gen(function*() {
+        const basis = yield* documents.annotationBasis(documentId)
+        const rows = yield* store.forDocument(documentId)
+        const changed = new Map(rows.filter((r) => r.fromFile).map((r) => [r.id, r]))
+        const fromFile = basis.fileAnnotations.flatMap((p) => {
+          const change = changed.get(p.name)
+          if (change) return change.deleted ? [] : [change.body]
+          const geometry = basis.pages[p.page]
+          return geometry ? [fromPdfAnnotation(p, geometry, documentId, "file")] : []
+        })
+        const stored = rows.filter((r) => !r.fromFile).map((r) => r.body)
+        return { pages: basis.pages, fileIds: new Set(basis.fileAnnotations.map((p) => p.name)), all: [...fromFile, ...stored] }
+      })
+
+    const check = (annotations: ReadonlyArray<Annotation>, pages: ReadonlyArray<PageGeometry>) => {
+      const problems = annotations.flatMap((a, i) => {
+        const problem = problemOf(a, pages)
+        return problem === undefined ? [] : [`annotations[${i}] (${a.type}): ${problem}`]
+      })
+      return problems.length === 0 ? Effect.void : Effect.fail(new InvalidRequest({ message: problems.join("; ") }))
+    }
+
+    const missing = (documentId: string, ids: ReadonlyArray<string>) =>
+      new AnnotationNotFound({ documentId, message: `No annotation ${ids.map((id) => `'${id}'`).join(", ")} on document '${documentId}'` })
+
+    const idsOf = (annotations: ReadonlyArray<Annotation>) =>
+      Effect.forEach(annotations, (a, i) =>
+        a.id === undefined ? Effect.fail(new InvalidRequest({ message: `annotations[${i}] has no id: name each annotation to change by the id it was given` })) : Effect.succeed(a.id.id))
+
+    /** Every annotation of the document in PDF space, with the geometry of its pages: for files written with them. */
+    const inPdfSpace = (documentId: string) =>
+      current(documentId).pipe(
+        Effect.map(({ all, pages }) => ({
+          pages,
+          annotations: all.flatMap((a) => (pages[a.page] ? [toPdfAnnotation(a, a.id!.id, pages[a.page]!)] : []))
+        }))
+      )
+
+    const parse = (type: AnnotationFileType, bytes: Uint8Array) => (type === "XFDF" ? parseXfdf(bytes) : parseFdf(bytes))
+    const write = (type: AnnotationFileType, annotations: ReadonlyArray<PdfAnnotation>, fileName: string | undefined) =>
+      type === "XFDF"
+        ? new TextEncoder().encode(writeXfdf(annotations, fileName === undefined ? {} : { fileName }))
+        : writeFdf(annotations, fileName === undefined ? {} : { fileName })
+
+    return {
+      list: Effect.fn("Annotations.list")(function*(documentId: string) {
+        return new AnnotationList({ annotations: (yield* current(documentId)).all })
+      }),
+
+      /** PUT: new annotations, each given an ID. */
+      create: Effect.fn("Annotations.create")(function*(documentId: string, body: AnnotationList) {
+        const { pages } = yield* current(documentId)
+        yield* check(body.annotations, pages)
+        const now = new Date().toISOString()
+        yield* store.save(documentId, body.annotations.map((a) => ({ annotation: completed(a, newAnnotationId(), documentId, now, undefined, "store"), fromFile: false })))
+      }),
+
+      /** POST: annotations replaced, each named by its ID; one unknown ID changes nothing. */
+      update: Effect.fn("Annotations.update")(function*(documentId: string, body: AnnotationList) {
+        const { all, fileIds, pages } = yield* current(documentId)
+        const ids = yield* idsOf(body.annotations)
+        const existing = new Map(all.map((a) => [a.id!.id, a]))
+        const unknown = ids.filter((id) => !existing.has(id))
+        if (unknown.length > 0) return yield* missing(documentId, unknown)
+        yield* check(body.annotations, pages)
+        const now = new Date().toISOString()
+        yield* store.save(documentId, body.annotations.map((a, i) => {
+          const before = existing.get(ids[i]!)!
+          const fromFile = fileIds.has(ids[i]!)
+          return { annotation: completed(new Annotation({ ...a, date: a.date ?? now }), ids[i]!, documentId, now, before.creationDate, fromFile ? "file" : "store"), fromFile }
+        }))
+      }),
+
+      /** DELETE: the named annotations go; one unknown ID removes nothing. */
+      remove: Effect.fn("Annotations.remove")(function*(documentId: string, body: AnnotationList) {
+        const { all, fileIds } = yield* current(documentId)
+        const ids = yield* idsOf(body.annotations)
+        const existing = new Map(all.map((a) => [a.id!.id, a]))
+        const unknown = ids.filter((id) => !existing.has(id))
+        if (unknown.length > 0) return yield* missing(documentId, unknown)
+        yield* store.remove(documentId, ids.filter((id) => !fileIds.has(id)), ids.filter((id) => fileIds.has(id)).map((id) => existing.get(id)!))
+      }),
+
+      policy: Effect.fn("Annotations.policy")(function*(documentId: string) {
+        yield* documents.check(documentId)
+        return policy
+      }),
+
+      /** GET /documents/{id}/file/annotations: every annotation the document shows, as XFDF. */
+      xfdf: Effect.fn("Annotations.xfdf")(function*(documentId: string) {
+        const { annotations } = yield* inPdfSpace(documentId)
+        if (annotations.length === 0) return yield* new AnnotationNotFound({ documentId, message: `Document '${documentId}' has no annotations` })
+        const title = Option.getOrUndefined(yield* documents.title(documentId))
+        return writeXfdf(annotations, title === undefined ? {} : { fileName: title })
+      }),
+
+      /** POST /annotations/conversion: FDF to XFDF and back (or a file rewritten in its own format). */
+      convert: Effect.fn("Annotations.convert")(function*(documentId: string, sourceType: AnnotationFileType, targetType: AnnotationFileType, bytes: Uint8Array) {
+        yield* documents.check(documentId)
+        if (bytes.byteLength === 0) return yield* new InvalidRequest({ message: `The body is empty: send the ${sourceType} file's bytes` })
+        if (bytes.byteLength > config.maxFileBytes) {
+          return yield* new InvalidRequest({ message: `The ${sourceType} file is larger than ${config.maxFileBytes} bytes (ANNOTATION_FILE_MAX_BYTES)` })
+        }
+        const annotations = yield* parse(sourceType, bytes).pipe(Effect.mapError((e) => new InvalidRequest({ message: e.message })))
+        const title = Option.getOrUndefined(yield* documents.title(documentId))
+        return write(targetType, annotations, title)
+      }),
+
+      inPdfSpace
+    }
+  })
+}) {}

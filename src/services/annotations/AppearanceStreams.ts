@@ -1,0 +1,572 @@
+/**
+ * Appearance streams for the annotation model: the content of the form XObject that shows one
+ * annotation, so that every viewer (and a flattened copy) draws it the same way instead of
+ * synthesising its own. Pure: it returns content-stream text plus what the form's resources need;
+ * PdfAnnotations.ts turns that into PDF objects.
+ *
+ * Every form has /BBox = the annotation's /Rect and the identity /Matrix, so the content is written
+ * in user space and a viewer maps it onto the page unchanged (PDF 32000-1, 12.5.5, algorithm 8.1);
+ * the BBox also clips, so nothing is ever drawn outside the rectangle. What is geometry (quads, ink,
+ * shapes) is drawn where its points are; what must read upright (FreeText, Stamp, the note icon) is
+ * drawn in a frame turned against the page's /Rotate, because a viewer turns the annotation's
+ * appearance with the page.
+ */
+import type { PdfAnnotation, PdfColor, PdfPoint, PdfRect } from "./PdfAnnotation.ts"
+
+/** What the appearances need from a font (pdf-lib's PDFFont has all of it). */
+export interface AppearanceFont {
+  /** The Unicode code points the font's encoding can show. */
+  getCharacterSet(): ReadonlyArray<number>
+  widthOfTextAtSize(text: string, size: number): number
+  /** The text as a hex string operand (`<…>`); only called with characters of the character set. */
+  encodeText(text: string): { toString(): string }
+}
+
+export type AppearanceFontKind = "regular" | "bold"
+
+/** Resource names of the two fonts inside appearance streams. */
+export const APPEARANCE_FONT_NAMES: Readonly<Record<AppearanceFontKind, string>> = { regular: "Helv", bold: "HeBo" }
+
+export interface GraphicsState {
+  /** Fill and stroke opacity (/ca /CA). */
+  readonly opacity?: number
+  readonly multiply?: boolean
+}
+
+export interface Appearance {
+  /** The form's content stream, in user space. */
+  readonly content: string
+  /** The form's /BBox (the annotation's normalised /Rect). */
+  readonly bbox: PdfRect
+  readonly fonts: ReadonlyArray<AppearanceFontKind>
+  /** The graphics state the content selects as /GS0, when it needs one. */
+  readonly graphicsState?: GraphicsState
+  /** Characters the font could not show, replaced in the drawing (the annotation keeps them). */
+  readonly replaced: ReadonlyArray<string>
+}
+
+export interface AppearanceContext {
+  /** The page's /Rotate, clockwise. */
+  readonly rotation: number
+  readonly font: (kind: AppearanceFontKind) => AppearanceFont
+}
+
+// ---------------------------------------------------------------------------------------------
+// Small helpers
+
+const num = (v: number): string => {
+  const r = Math.round(v * 1000) / 1000
+  return Object.is(r, -0) || r === 0 ? "0" : String(r)
+}
+
+type Matrix = readonly [number, number, number, number, number, number]
+
+const clamp01 = (v: number) => (Number.isFinite(v) ? Math.min(1, Math.max(0, v)) : 0)
+const rgb = (c: PdfColor) => `${num(clamp01(c[0]))} ${num(clamp01(c[1]))} ${num(clamp01(c[2]))}`
+const fill = (c: PdfColor) => `${rgb(c)} rg`
+const stroke = (c: PdfColor) => `${rgb(c)} RG`
+
+const RED: PdfColor = [1, 0, 0]
+const BLACK: PdfColor = [0, 0, 0]
+const YELLOW: PdfColor = [1, 1, 0]
+const NOTE_YELLOW: PdfColor = [1, 0.82, 0]
+const INK_DARK: PdfColor = [0.2, 0.2, 0.2]
+
+/** Default colours where the annotation names none (the annotation itself keeps no /C). */
+export const defaultColor = (a: PdfAnnotation): PdfColor =>
+  a.color ?? (a.subtype === "Highlight" ? YELLOW : a.subtype === "Text" ? NOTE_YELLOW : RED)
+
+export const normaliseRect = (r: PdfRect): PdfRect => [
+  Math.min(r[0], r[2]),
+  Math.min(r[1], r[3]),
+  Math.max(r[0], r[2]),
+  Math.max(r[1], r[3])
+]
+
+export const normaliseRotation = (rotation: number) => ((Math.round(rotation / 90) * 90) % 360 + 360) % 360
+
+/**
+ * The rectangle as the page shows it: a frame whose x axis runs to the displayed right and y axis
+ * to the displayed top, origin at the displayed bottom left corner, and the matrix from that frame
+ * to user space.
+ */
+export interface UprightFrame {
+  readonly width: number
+  readonly height: number
+  readonly matrix: Matrix
+}
+
+export const uprightFrame = (rect: PdfRect, rotation: number): UprightFrame => {
+  const [x1, y1, x2, y2] = normaliseRect(rect)
+  switch (normaliseRotation(rotation)) {
+    case 90:
+      return { width: y2 - y1, height: x2 - x1, matrix: [0, 1, -1, 0, x2, y1] }
+    case 180:
+      return { width: x2 - x1, height: y2 - y1, matrix: [-1, 0, 0, -1, x2, y2] }
+    case 270:
+      return { width: y2 - y1, height: x2 - x1, matrix: [0, -1, 1, 0, x1, y2] }
+    default:
+      return { width: x2 - x1, height: y2 - y1, matrix: [1, 0, 0, 1, x1, y1] }
+  }
+}
+
+const apply = (m: Matrix, [x, y]: PdfPoint): PdfPoint => [m[0] * x + m[2] * y + m[4], m[1] * x + m[3] * y + m[5]]
+const cm = (m: Matrix) => `${m.map(num).join(" ")} cm`
+
+/** The characters of `text` a font cannot show, replaced: by their base letter when decomposing finds one the font has, else by "?". */
+export const encodable = (font: AppearanceFont, text: string): { readonly text: string; readonly replaced: ReadonlyArray<string> } => {
+  const known = characterSet(font)
+  const replaced: Array<string> = []
+  let out = ""
+  for (const ch of text) {
+    if (ch === "\t") {
+      out += " "
+      continue
+    }
+    if (known.has(ch.codePointAt(0)!)) {
+      out += ch
+      continue
+    }
+    const base = ch.normalize("NFKD").replace(/\p{M}/gu, "")
+    if (base.length > 0 && [...base].every((c) => known.has(c.codePointAt(0)!))) out += base
+    else out += "?"
+    replaced.push(ch)
+  }
+  return { text: out, replaced }
+}
+
+const characterSets = new WeakMap<AppearanceFont, ReadonlySet<number>>()
+const characterSet = (font: AppearanceFont): ReadonlySet<number> => {
+  let set = characterSets.get(font)
+  if (!set) {
+    set = new Set(font.getCharacterSet())
+    characterSets.set(font, set)
+  }
+  return set
+}
+
+const KAPPA = 0.5523
+
+const ellipse = (cx: number, cy: number, rx: number, ry: number): Array<string> => {
+  const mx = rx * KAPPA
+  const my = ry * KAPPA
+  return [
+    `${num(cx + rx)} ${num(cy)} m`,
+    `${num(cx + rx)} ${num(cy + my)} ${num(cx + mx)} ${num(cy + ry)} ${num(cx)} ${num(cy + ry)} c`,
+    `${num(cx - mx)} ${num(cy + ry)} ${num(cx - rx)} ${num(cy + my)} ${num(cx - rx)} ${num(cy)} c`,
+    `${num(cx - rx)} ${num(cy - my)} ${num(cx - mx)} ${num(cy - ry)} ${num(cx)} ${num(cy - ry)} c`,
+    `${num(cx + mx)} ${num(cy - ry)} ${num(cx + rx)} ${num(cy - my)} ${num(cx + rx)} ${num(cy)} c`,
+    "h"
+  ]
+}
+
+const roundedBox = (x: number, y: number, w: number, h: number, radius: number): Array<string> => {
+  const r = Math.max(0, Math.min(radius, w / 2, h / 2))
+  const k = r * KAPPA
+  return [
+    `${num(x + r)} ${num(y)} m`,
+    `${num(x + w - r)} ${num(y)} l`,
+    `${num(x + w - r + k)} ${num(y)} ${num(x + w)} ${num(y + r - k)} ${num(x + w)} ${num(y + r)} c`,
+    `${num(x + w)} ${num(y + h - r)} l`,
+    `${num(x + w)} ${num(y + h - r + k)} ${num(x + w - r + k)} ${num(y + h)} ${num(x + w - r)} ${num(y + h)} c`,
+    `${num(x + r)} ${num(y + h)} l`,
+    `${num(x + r - k)} ${num(y + h)} ${num(x)} ${num(y + h - r + k)} ${num(x)} ${num(y + h - r)} c`,
+    `${num(x)} ${num(y + r)} l`,
+    `${num(x)} ${num(y + r - k)} ${num(x + r - k)} ${num(y)} ${num(x + r)} ${num(y)} c`,
+    "h"
+  ]
+}
+
+const polyline = (points: ReadonlyArray<PdfPoint>, close: boolean): Array<string> => {
+  if (points.length === 0) return []
+  const [first, ...rest] = points
+  const ops = [`${num(first![0])} ${num(first![1])} m`, ...rest.map(([x, y]) => `${num(x)} ${num(y)} l`)]
+  // A single point still shows as a dot under a round cap.
+  if (rest.length === 0) ops.push(`${num(first![0])} ${num(first![1])} l`)
+  if (close) ops.push("h")
+  return ops
+}
+
+/** A quadrilateral of text as PDF writers order /QuadPoints: upper left, upper right, lower left, lower right. */
+interface Quad {
+  readonly ul: PdfPoint
+  readonly ur: PdfPoint
+  readonly ll: PdfPoint
+  readonly lr: PdfPoint
+}
+
+const quadsOf = (a: PdfAnnotation, rect: PdfRect, rotation: number): Array<Quad> => {
+  const q = a.quadPoints ?? []
+  const quads: Array<Quad> = []
+  for (let i = 0; i + 8 <= q.length; i += 8) {
+    quads.push({ ul: [q[i]!, q[i + 1]!], ur: [q[i + 2]!, q[i + 3]!], ll: [q[i + 4]!, q[i + 5]!], lr: [q[i + 6]!, q[i + 7]!] })
+  }
+  if (quads.length > 0) return quads
+  // No quads: the rectangle, as text reading upright on the page.
+  const f = uprightFrame(rect, rotation)
+  return [
+    {
+      ul: apply(f.matrix, [0, f.height]),
+      ur: apply(f.matrix, [f.width, f.height]),
+      ll: apply(f.matrix, [0, 0]),
+      lr: apply(f.matrix, [f.width, 0])
+    }
+  ]
+}
+
+/** A quad's own frame: x along the baseline from its lower left corner, y towards its top. */
+const quadFrame = (quad: Quad) => {
+  const bx = quad.lr[0] - quad.ll[0]
+  const by = quad.lr[1] - quad.ll[1]
+  const length = Math.hypot(bx, by)
+  const ux = length > 0 ? bx / length : 1
+  const uy = length > 0 ? by / length : 0
+  // Height: the distance of the top edge from the baseline, perpendicular to it.
+  const height = Math.abs((quad.ul[0] - quad.ll[0]) * -uy + (quad.ul[1] - quad.ll[1]) * ux)
+  const at = (s: number, t: number): PdfPoint => [quad.ll[0] + s * ux - t * uy, quad.ll[1] + s * uy + t * ux]
+  return { length, height, at }
+}
+
+// ---------------------------------------------------------------------------------------------
+// The appearances
+
+interface Drawn {
+  readonly ops: Array<string>
+  readonly fonts?: ReadonlyArray<AppearanceFontKind>
+  readonly replaced?: ReadonlyArray<string>
+  readonly multiply?: boolean
+}
+
+const highlight = (a: PdfAnnotation, rect: PdfRect, rotation: number): Drawn => {
+  // One path for all quads: where quads overlap, one fill paints once.
+  const ops = [fill(defaultColor(a))]
+  for (const q of quadsOf(a, rect, rotation)) ops.push(...polyline([q.ll, q.lr, q.ur, q.ul], true))
+  ops.push("f")
+  return { ops, multiply: true }
+}
+
+const textLine = (a: PdfAnnotation, rect: PdfRect, rotation: number, position: "under" | "through"): Drawn => {
+  const ops = [stroke(defaultColor(a)), "0 J"]
+  for (const q of quadsOf(a, rect, rotation)) {
+    const f = quadFrame(q)
+    if (f.length === 0 || f.height === 0) continue
+    const width = a.lineWidth ?? Math.max(0.5, f.height / 14)
+    const t = position === "under" ? Math.min(width, f.height / 2) : f.height / 2
+    const [x1, y1] = f.at(0, t)
+    const [x2, y2] = f.at(f.length, t)
+    ops.push(`${num(width)} w`, `${num(x1)} ${num(y1)} m`, `${num(x2)} ${num(y2)} l`, "S")
+  }
+  return { ops }
+}
+
+const squiggly = (a: PdfAnnotation, rect: PdfRect, rotation: number): Drawn => {
+  const ops = [stroke(defaultColor(a)), "1 j", "0 J"]
+  for (const q of quadsOf(a, rect, rotation)) {
+    const f = quadFrame(q)
+    if (f.length === 0 || f.height === 0) continue
+    const width = a.lineWidth ?? Math.max(0.5, f.height / 18)
+    const low = width / 2
+    const high = Math.max(low + width, f.height / 7)
+    const step = Math.max(1, (high - low) * 1.2)
+    const points: Array<PdfPoint> = []
+    const count = Math.max(1, Math.round(f.length / step))
+    for (let i = 0; i <= count; i++) points.push(f.at((f.length * i) / count, i % 2 === 0 ? low : high))
+    ops.push(`${num(width)} w`, ...polyline(points, false), "S")
+  }
+  return { ops }
+}
+
+/** The note icons, drawn in a 20 × 20 box (y up), filled with the note's colour and outlined in dark grey. */
+const NOTE_ICONS: Readonly<Record<string, ReadonlyArray<string>>> = {
+  Comment: [
+    "4.5 6 m 5.5 6 l 4 1.5 l 10 6 l 15.5 6 l 17.16 6 18.5 7.34 18.5 9 c 18.5 15.5 l",
+    "18.5 17.16 17.16 18.5 15.5 18.5 c 4.5 18.5 l 2.84 18.5 1.5 17.16 1.5 15.5 c 1.5 9 l 1.5 7.34 2.84 6 4.5 6 c h B",
+    "5 15 m 15 15 l 5 12 m 15 12 l 5 9 m 12 9 l S"
+  ],
+  Note: ["3 1 m 17 1 l 17 14 l 12 19 l 3 19 l h B", "12 19 m 12 14 l 17 14 l S", "6 11 m 14 11 l 6 8 m 14 8 l 6 5 m 11 5 l S"],
+  Insert: ["2 2 m 10 18 l 18 2 l h B"],
+  Key: [...ellipse(6.5, 13.5, 5, 5), "B", "3 w 9.5 10.5 m 17.5 2.5 l S", "2 w 14.5 5.5 m 17 8 l S"],
+  Help: [...ellipse(10, 10, 8.5, 8.5), "B"],
+  Paragraph: [...ellipse(10, 10, 8.5, 8.5), "B"],
+  NewParagraph: ["2 2 m 10 18 l 18 2 l h B"]
+}
+
+/** Glyphs drawn over an icon in bold Helvetica: [text, x, baseline, size]. */
+const NOTE_GLYPHS: Readonly<Record<string, readonly [string, number, number, number]>> = {
+  Help: ["?", 10, 5.2, 13],
+  Paragraph: ["\u00b6", 10, 5.5, 12],
+  NewParagraph: ["\u00b6", 10, 3.5, 9]
+}
+
+const note = (a: PdfAnnotation, rect: PdfRect, ctx: AppearanceContext): Drawn => {
+  const f = uprightFrame(rect, ctx.rotation)
+  const size = Math.min(f.width, f.height)
+  if (size <= 0) return { ops: [] }
+  const icon = a.iconName !== undefined && a.iconName in NOTE_ICONS ? a.iconName : "Comment"
+  const s = size / 20
+  const ops = [
+    cm(f.matrix),
+    cm([s, 0, 0, s, 0, f.height - size]),
+    fill(defaultColor(a)),
+    stroke(INK_DARK),
+    "1 w 1 j 1 J",
+    ...NOTE_ICONS[icon]!
+  ]
+  const glyph = NOTE_GLYPHS[icon]
+  if (!glyph) return { ops }
+  const bold = ctx.font("bold")
+  const [text, cx, baseline, fontSize] = glyph
+  const width = bold.widthOfTextAtSize(text, fontSize)
+  ops.push(
+    "BT",
+    fill(INK_DARK),
+    `/${APPEARANCE_FONT_NAMES.bold} ${fontSize} Tf`,
+    `1 0 0 1 ${num(cx - width / 2)} ${num(baseline)} Tm`,
+    `${bold.encodeText(text).toString()} Tj`,
+    "ET"
+  )
+  return { ops, fonts: ["bold"] }
+}
+
+/** Lines of `text` at `size` that fit `width`, breaking at spaces and, for words longer than a line, inside words. */
+export const wrapText = (font: AppearanceFont, text: string, size: number, width: number): Array<string> => {
+  const lines: Array<string> = []
+  const fits = (s: string) => font.widthOfTextAtSize(s, size) <= width
+  for (const paragraph of text.split(/\r\n|\r|\n/)) {
+    let line = ""
+    for (const word of paragraph.split(" ")) {
+      const candidate = line === "" ? word : `${line} ${word}`
+      if (fits(candidate)) {
+        line = candidate
+        continue
+      }
+      if (line !== "") lines.push(line)
+      line = ""
+      // The word alone: break it where it must.
+      let rest = word
+      while (rest !== "" && !fits(rest)) {
+        let cut = 1
+        const chars = [...rest]
+        while (cut < chars.length && fits(chars.slice(0, cut + 1).join(""))) cut++
+        lines.push(chars.slice(0, cut).join(""))
+        rest = chars.slice(cut).join("")
+      }
+      line = rest
+    }
+    lines.push(line)
+  }
+  return lines
+}
+
+const DEFAULT_FONT_SIZE = 12
+
+const freeText = (a: PdfAnnotation, rect: PdfRect, ctx: AppearanceContext): Drawn => {
+  const f = uprightFrame(rect, ctx.rotation)
+  const font = ctx.font("regular")
+  const size = a.fontSize !== undefined && a.fontSize > 0 ? a.fontSize : DEFAULT_FONT_SIZE
+  const border = a.lineWidth ?? 0
+  const padding = border + 2
+  const { text, replaced } = encodable(font, a.contents ?? "")
+  const lines = wrapText(font, text, size, Math.max(size, f.width - 2 * padding))
+  const ops = [cm(f.matrix)]
+  if (a.color) ops.push(fill(a.color), `0 0 ${num(f.width)} ${num(f.height)} re f`)
+  if (border > 0) {
+    ops.push(stroke(a.fontColor ?? BLACK), `${num(border)} w`)
+    ops.push(`${num(border / 2)} ${num(border / 2)} ${num(f.width - border)} ${num(f.height - border)} re S`)
+  }
+  const leading = size * 1.2
+  // Helvetica's ascender is 0.718 em: the first baseline leaves that much below the top padding.
+  let baseline = f.height - padding - size * 0.75
+  ops.push("BT", fill(a.fontColor ?? BLACK), `/${APPEARANCE_FONT_NAMES.regular} ${num(size)} Tf`)
+  for (const line of lines) {
+    if (baseline < -size) break
+    if (line !== "") ops.push(`1 0 0 1 ${num(padding)} ${num(baseline)} Tm`, `${font.encodeText(line).toString()} Tj`)
+    baseline -= leading
+  }
+  ops.push("ET")
+  return { ops, fonts: ["regular"], replaced }
+}
+
+/** A stamp's /Name as words ("NotApproved" → "NOT APPROVED", Acrobat's "SBApproved"/"#DApproved" → "APPROVED"). */
+export const stampLabel = (a: PdfAnnotation): string => {
+  const name = a.iconName?.replace(/^#/, "").replace(/^(SB|SH|D)(?=[A-Z][a-z])/, "")
+  const label = name && name.length > 0 ? name.replace(/([a-z])([A-Z])/g, "$1 $2").replace(/_/g, " ") : (a.contents ?? "Stamp")
+  return label.toUpperCase()
+}
+
+const stamp = (a: PdfAnnotation, rect: PdfRect, ctx: AppearanceContext): Drawn => {
+  const f = uprightFrame(rect, ctx.rotation)
+  if (f.width <= 0 || f.height <= 0) return { ops: [] }
+  const color = defaultColor(a)
+  const border = a.lineWidth ?? Math.max(1, Math.min(f.width, f.height) * 0.06)
+  const inset = border / 2 + Math.min(1, f.height * 0.02)
+  const bold = ctx.font("bold")
+  const { text, replaced } = encodable(bold, stampLabel(a).replace(/\s+/g, " ").trim())
+  const ops = [
+    cm(f.matrix),
+    stroke(color),
+    `${num(border)} w`,
+    ...roundedBox(inset, inset, f.width - 2 * inset, f.height - 2 * inset, f.height * 0.2),
+    "S"
+  ]
+  const room = f.width - 2 * inset - 2 * border - f.height * 0.2
+  const perPoint = bold.widthOfTextAtSize(text, 1)
+  const size = Math.max(0, Math.min(f.height * 0.55, perPoint > 0 ? room / perPoint : Infinity))
+  if (size > 0 && text !== "") {
+    const width = perPoint * size
+    // Capitals of Helvetica-Bold are 0.718 em tall: centre them.
+    ops.push(
+      "BT",
+      fill(color),
+      `/${APPEARANCE_FONT_NAMES.bold} ${num(size)} Tf`,
+      `1 0 0 1 ${num((f.width - width) / 2)} ${num((f.height - size * 0.718) / 2)} Tm`,
+      `${bold.encodeText(text).toString()} Tj`,
+      "ET"
+    )
+  }
+  return { ops, fonts: ["bold"], replaced }
+}
+
+const shape = (a: PdfAnnotation, rect: PdfRect, kind: "Square" | "Circle"): Drawn => {
+  const [x1, y1, x2, y2] = rect
+  const width = a.lineWidth ?? 1
+  const ops: Array<string> = []
+  const strokes = width > 0
+  const fills = a.interiorColor !== undefined
+  if (!strokes && !fills) return { ops }
+  if (strokes) ops.push(stroke(defaultColor(a)), `${num(width)} w`)
+  if (fills) ops.push(fill(a.interiorColor!))
+  // The border lies inside the rectangle, as the shape is inscribed in it.
+  const inset = strokes ? width / 2 : 0
+  const w = Math.max(0, x2 - x1 - 2 * inset)
+  const h = Math.max(0, y2 - y1 - 2 * inset)
+  if (kind === "Square") ops.push(`${num(x1 + inset)} ${num(y1 + inset)} ${num(w)} ${num(h)} re`)
+  else ops.push(...ellipse((x1 + x2) / 2, (y1 + y2) / 2, w / 2, h / 2))
+  ops.push(strokes && fills ? "B" : strokes ? "S" : "f")
+  return { ops }
+}
+
+const path = (a: PdfAnnotation, points: ReadonlyArray<PdfPoint>, close: boolean): Drawn => {
+  const width = a.lineWidth ?? 1
+  const fills = close && a.interiorColor !== undefined
+  if (points.length === 0 || (width <= 0 && !fills)) return { ops: [] }
+  const ops = [stroke(defaultColor(a)), `${num(width)} w`, "1 j 1 J"]
+  if (fills) ops.push(fill(a.interiorColor!))
+  ops.push(...polyline(points, close), width > 0 ? (fills ? "B" : "S") : "f")
+  return { ops }
+}
+
+const ink = (a: PdfAnnotation): Drawn => {
+  const width = a.lineWidth ?? 1
+  const strokes = (a.inkList ?? []).filter((s) => s.length > 0)
+  if (strokes.length === 0 || width <= 0) return { ops: [] }
+  // One path: where strokes cross, a translucent ink does not darken.
+  return { ops: [stroke(defaultColor(a)), `${num(width)} w`, "1 j 1 J", ...strokes.flatMap((s) => polyline(s, false)), "S"] }
+}
+
+const redactOutline = (a: PdfAnnotation, rect: PdfRect, rotation: number): Drawn => {
+  const width = a.lineWidth ?? 1
+  const ops = [stroke(defaultColor(a)), `${num(width)} w`, "0 j"]
+  // Each area's outline lies just inside it (the rectangle clips what is outside).
+  for (const q of quadsOf(a, rect, rotation)) {
+    const f = quadFrame(q)
+    const i = Math.min(width / 2, f.length / 2, f.height / 2)
+    ops.push(...polyline([f.at(i, i), f.at(f.length - i, i), f.at(f.length - i, f.height - i), f.at(i, f.height - i)], true))
+  }
+  ops.push("S")
+  return { ops }
+}
+
+/** What a Redact shows once applied (its /RO): the areas filled with /IC (black by default) and /OverlayText over them. */
+const redactOverlay = (a: PdfAnnotation, rect: PdfRect, ctx: AppearanceContext): Drawn => {
+  const ops = [fill(a.interiorColor ?? BLACK)]
+  if (a.quadPoints && a.quadPoints.length >= 8) {
+    for (const q of quadsOf(a, rect, ctx.rotation)) ops.push(...polyline([q.ll, q.lr, q.ur, q.ul], true))
+  } else {
+    ops.push(`${num(rect[0])} ${num(rect[1])} ${num(rect[2] - rect[0])} ${num(rect[3] - rect[1])} re`)
+  }
+  ops.push("f")
+  if (!a.overlayText) return { ops }
+  const f = uprightFrame(rect, ctx.rotation)
+  const font = ctx.font("regular")
+  const { text, replaced } = encodable(font, a.overlayText)
+  const size = Math.min(a.fontSize ?? 10, f.height * 0.8)
+  ops.push(
+    "q",
+    cm(f.matrix),
+    "BT",
+    fill(a.fontColor ?? [1, 1, 1]),
+    `/${APPEARANCE_FONT_NAMES.regular} ${num(size)} Tf`,
+    `1 0 0 1 1 ${num((f.height - size * 0.718) / 2)} Tm`,
+    `${font.encodeText(text).toString()} Tj`,
+    "ET",
+    "Q"
+  )
+  return { ops, fonts: ["regular"], replaced }
+}
+
+const finish = (a: PdfAnnotation, bbox: PdfRect, drawn: Drawn): Appearance => {
+  const opacity = a.opacity !== undefined && a.opacity < 1 ? clamp01(a.opacity) : undefined
+  const needsState = opacity !== undefined || drawn.multiply === true
+  const graphicsState: GraphicsState | undefined = needsState
+    ? { ...(opacity !== undefined ? { opacity } : {}), ...(drawn.multiply ? { multiply: true } : {}) }
+    : undefined
+  const body = drawn.ops.length === 0 ? [] : ["q", ...(needsState ? ["/GS0 gs"] : []), ...drawn.ops, "Q"]
+  return {
+    content: body.join("\n"),
+    bbox,
+    fonts: drawn.fonts ?? [],
+    ...(graphicsState ? { graphicsState } : {}),
+    replaced: drawn.replaced ?? []
+  }
+}
+
+/**
+ * The normal appearance (/AP /N) of an annotation. `flatten` changes only Redact: instead of the
+ * outline that marks an area to redact, a black box over its whole rectangle.
+ */
+export const normalAppearance = (a: PdfAnnotation, ctx: AppearanceContext, flatten = false): Appearance => {
+  const rect = normaliseRect(a.rect)
+  const drawn = ((): Drawn => {
+    switch (a.subtype) {
+      case "Highlight":
+        return highlight(a, rect, ctx.rotation)
+      case "Underline":
+        return textLine(a, rect, ctx.rotation, "under")
+      case "StrikeOut":
+        return textLine(a, rect, ctx.rotation, "through")
+      case "Squiggly":
+        return squiggly(a, rect, ctx.rotation)
+      case "Text":
+        return note(a, rect, ctx)
+      case "FreeText":
+        return freeText(a, rect, ctx)
+      case "Square":
+      case "Circle":
+        return shape(a, rect, a.subtype)
+      case "Line":
+        return path(a, (a.vertices ?? []).slice(0, 2), false)
+      case "Polygon":
+        return path(a, a.vertices ?? [], true)
+      case "PolyLine":
+        return path(a, a.vertices ?? [], false)
+      case "Ink":
+        return ink(a)
+      case "Stamp":
+        return stamp(a, rect, ctx)
+      case "Redact":
+        return flatten
+          ? { ops: [fill(BLACK), `${num(rect[0])} ${num(rect[1])} ${num(rect[2] - rect[0])} ${num(rect[3] - rect[1])} re f`] }
+          : redactOutline(a, rect, ctx.rotation)
+    }
+  })()
+  // A flattened redaction box is opaque whatever the annotation's opacity.
+  return finish(a.subtype === "Redact" && flatten ? { ...a, opacity: 1 } : a, rect, drawn)
+}
+
+/** The redaction overlay appearance (/RO) of a Redact annotation. */
+export const redactOverlayAppearance = (a: PdfAnnotation, ctx: AppearanceContext): Appearance =>
+  finish({ ...a, opacity: 1 }, normaliseRect(a.rect), redactOverlay(a, normaliseRect(a.rect), ctx))
+
+/** An appearance that draws nothing (replies: their parent's icon already shows). */
+export const emptyAppearance = (rect: PdfRect): Appearance => ({ content: "", bbox: normaliseRect(rect), fonts: [], replaced: [] })

@@ -1,0 +1,588 @@
+/**
+ * Annotations inside PDF files, with pdf-lib: the page's /Annots as the shared model
+ * (PdfAnnotation.ts) and back. Written annotations always carry their own appearance stream
+ * (AppearanceStreams.ts), so that no viewer has to synthesise one; "flatten" draws those same
+ * appearances into the page content instead of adding annotation objects.
+ */
+import {
+  decodePDFRawStream,
+  PDFArray,
+  PDFDict,
+  type PDFDocument,
+  PDFHexString,
+  PDFName,
+  PDFNumber,
+  type PDFObject,
+  type PDFPage,
+  PDFRawStream,
+  PDFRef,
+  PDFString,
+  StandardFontEmbedder,
+  StandardFonts
+} from "pdf-lib"
+import {
+  APPEARANCE_FONT_NAMES,
+  type Appearance,
+  type AppearanceContext,
+  type AppearanceFont,
+  type AppearanceFontKind,
+  emptyAppearance,
+  normalAppearance,
+  normaliseRect,
+  normaliseRotation,
+  redactOverlayAppearance
+} from "./AppearanceStreams.ts"
+import { type PageGeometry, pageGeometries, rectToDisplayed, rectToUser } from "./PageSpace.ts"
+import {
+  AnnotationFlag,
+  fromPdfDate,
+  type PdfAnnotation,
+  type PdfAnnotationSubtype,
+  isPdfAnnotationSubtype,
+  type PdfColor,
+  type PdfPoint,
+  type PdfRect,
+  type PdfReply,
+  toPdfDate
+} from "./PdfAnnotation.ts"
+
+type Writable<T> = { -readonly [K in keyof T]: T[K] }
+
+/** /F bit 6 (PDF 32000-1, table 165): not shown on screen nor printed. */
+const NO_VIEW = 1 << 5
+/** The flags Acrobat gives pop-ups: print, no zoom, no rotate. */
+const POPUP_FLAGS = AnnotationFlag.print | (1 << 3) | (1 << 4)
+
+// ---------------------------------------------------------------------------------------------
+// Reading
+
+const key = (name: string) => PDFName.of(name)
+
+const lookup = (dict: PDFDict, name: string): PDFObject | undefined => {
+  try {
+    return dict.lookup(key(name))
+  } catch {
+    return undefined
+  }
+}
+
+const textOf = (obj: PDFObject | undefined): string | undefined =>
+  obj instanceof PDFString || obj instanceof PDFHexString ? obj.decodeText() : obj instanceof PDFName ? decodeName(obj) : undefined
+
+const utf8 = new TextDecoder("utf-8", { fatal: true })
+
+/** A name's text: its bytes as UTF-8 (what PDF 2.0 says and what this module writes), else as Latin-1. */
+const decodeName = (name: PDFName): string => {
+  const bytes = name.decodeText()
+  try {
+    return utf8.decode(Buffer.from(bytes, "latin1"))
+  } catch {
+    return bytes
+  }
+}
+
+/** A name from text: its UTF-8 bytes (pdf-lib escapes those outside printable ASCII as #xx). */
+const nameFor = (text: string): PDFName => PDFName.of(Buffer.from(text, "utf8").toString("latin1"))
+
+const nameOf = (obj: PDFObject | undefined): string | undefined =>
+  obj instanceof PDFName ? decodeName(obj) : obj instanceof PDFString || obj instanceof PDFHexString ? obj.decodeText() : undefined
+
+const numberOf = (obj: PDFObject | undefined): number | undefined =>
+  obj instanceof PDFNumber && Number.isFinite(obj.asNumber()) ? obj.asNumber() : undefined
+
+const numbersOf = (dict: PDFDict, obj: PDFObject | undefined): Array<number> | undefined => {
+  if (!(obj instanceof PDFArray)) return undefined
+  const out: Array<number> = []
+  for (let i = 0; i < obj.size(); i++) {
+    const value = numberOf(dict.context.lookup(obj.get(i)))
+    if (value === undefined) return undefined
+    out.push(value)
+  }
+  return out
+}
+
+const pairs = (values: ReadonlyArray<number>): Array<PdfPoint> => {
+  const out: Array<PdfPoint> = []
+  for (let i = 0; i + 1 < values.length; i += 2) out.push([values[i]!, values[i + 1]!])
+  return out
+}
+
+const cmykToRgb = (c: number, m: number, y: number, k: number): PdfColor => [(1 - c) * (1 - k), (1 - m) * (1 - k), (1 - y) * (1 - k)]
+
+/** A colour array: none (transparent), gray, RGB or CMYK (turned into RGB). */
+const colorOf = (values: ReadonlyArray<number> | undefined): PdfColor | undefined => {
+  if (!values) return undefined
+  if (values.length === 1) return [values[0]!, values[0]!, values[0]!]
+  if (values.length === 3) return [values[0]!, values[1]!, values[2]!]
+  if (values.length === 4) return cmykToRgb(values[0]!, values[1]!, values[2]!, values[3]!)
+  return undefined
+}
+
+/** Font size and fill colour of a default appearance string (`/Helv 12 Tf 0 0 1 rg`). */
+const parseDefaultAppearance = (da: string): { fontSize?: number; fontColor?: PdfColor } => {
+  const tokens = da.trim().split(/\s+/)
+  let fontSize: number | undefined
+  let fontColor: PdfColor | undefined
+  const operands = (i: number, n: number) => tokens.slice(i - n, i).map(Number)
+  tokens.forEach((token, i) => {
+    if (token === "Tf" && i >= 1) {
+      const size = Number(tokens[i - 1])
+      if (Number.isFinite(size) && size > 0) fontSize = size
+    } else if ((token === "g" && i >= 1) || (token === "rg" && i >= 3) || (token === "k" && i >= 4)) {
+      const values = operands(i, token === "g" ? 1 : token === "rg" ? 3 : 4)
+      if (values.every(Number.isFinite)) fontColor = colorOf(values)
+    }
+  })
+  return { ...(fontSize !== undefined ? { fontSize } : {}), ...(fontColor ? { fontColor } : {}) }
+}
+
+/** The colour of the first text an appearance stream shows (what pdf.js reports for a FreeText whose /DA names none). */
+const appearanceTextColor = (dict: PDFDict): PdfColor | undefined => {
+  const ap = lookup(dict, "AP")
+  const normal = ap instanceof PDFDict ? lookup(ap, "N") : undefined
+  if (!(normal instanceof PDFRawStream)) return undefined
+  let content: string
+  try {
+    content = Buffer.from(decodePDFRawStream(normal).decode()).toString("latin1")
+  } catch {
+    return undefined
+  }
+  const tokens = content.split(/[\s]+/).filter((t) => t !== "")
+  const stack: Array<PdfColor | undefined> = []
+  let color: PdfColor | undefined
+  let inText = false
+  for (let i = 0; i < tokens.length; i++) {
+    const t = tokens[i]!
+    if (t === "q") stack.push(color)
+    else if (t === "Q") color = stack.pop()
+    else if (t === "BT") inText = true
+    else if (t === "ET") inText = false
+    else if (t === "g" || t === "rg" || t === "k") {
+      const n = t === "g" ? 1 : t === "rg" ? 3 : 4
+      const values = tokens.slice(i - n, i).map(Number)
+      if (values.length === n && values.every(Number.isFinite)) color = colorOf(values)
+    } else if (inText && (t.endsWith("Tj") || t.endsWith("TJ") || t === "'" || t === '"')) return color
+  }
+  return undefined
+}
+
+interface Entry {
+  readonly dict: PDFDict
+  readonly page: number
+  /** The object's identity ("45 0"), or its position for a direct dictionary. */
+  readonly id: string
+  readonly name: string
+  readonly subtype: string
+}
+
+const entriesOf = (pdf: PDFDocument): Array<Entry> => {
+  const entries: Array<Entry> = []
+  const seen = new Set<string>()
+  pdf.getPages().forEach((page, pageIndex) => {
+    const annots = lookup(page.node, "Annots")
+    if (!(annots instanceof PDFArray)) return
+    for (let i = 0; i < annots.size(); i++) {
+      const item = annots.get(i)
+      const dict = item instanceof PDFRef ? pdf.context.lookup(item) : item
+      if (!(dict instanceof PDFDict)) continue
+      const id = item instanceof PDFRef ? `${item.objectNumber} ${item.generationNumber}` : `direct ${pageIndex} ${i}`
+      if (seen.has(id)) continue
+      seen.add(id)
+      const fallback =
+        item instanceof PDFRef ? `pdf-${pageIndex}-${item.objectNumber}-${item.generationNumber}` : `pdf-${pageIndex}-direct-${i}`
+      entries.push({
+        dict,
+        page: pageIndex,
+        id,
+        name: textOf(lookup(dict, "NM")) || fallback,
+        subtype: nameOf(lookup(dict, "Subtype")) ?? ""
+      })
+    }
+  })
+  return entries
+}
+
+const dateOf = (dict: PDFDict, name: string) => {
+  const text = textOf(lookup(dict, name))
+  return text === undefined ? undefined : fromPdfDate(text)
+}
+
+const readAnnotation = (entry: Entry): Writable<PdfAnnotation> | undefined => {
+  const d = entry.dict
+  const rect = numbersOf(d, lookup(d, "Rect"))
+  if (!rect || rect.length < 4) return undefined
+  const a: Writable<PdfAnnotation> = {
+    subtype: entry.subtype as PdfAnnotationSubtype,
+    page: entry.page,
+    name: entry.name,
+    rect: normaliseRect([rect[0]!, rect[1]!, rect[2]!, rect[3]!])
+  }
+  const color = colorOf(numbersOf(d, lookup(d, "C")))
+  if (color) a.color = color
+  const interiorColor = colorOf(numbersOf(d, lookup(d, "IC")))
+  if (interiorColor) a.interiorColor = interiorColor
+  const opacity = numberOf(lookup(d, "CA"))
+  if (opacity !== undefined) a.opacity = opacity
+  const author = textOf(lookup(d, "T"))
+  if (author !== undefined) a.author = author
+  const subject = textOf(lookup(d, "Subj"))
+  if (subject !== undefined) a.subject = subject
+  const contents = textOf(lookup(d, "Contents"))
+  if (contents !== undefined) a.contents = contents
+  const modified = dateOf(d, "M")
+  if (modified !== undefined) a.modified = modified
+  const created = dateOf(d, "CreationDate")
+  if (created !== undefined) a.created = created
+  const flags = numberOf(lookup(d, "F"))
+  if (flags !== undefined) a.flags = Math.trunc(flags)
+  const bs = lookup(d, "BS")
+  const lineWidth = bs instanceof PDFDict ? numberOf(lookup(bs, "W")) : numbersOf(d, lookup(d, "Border"))?.[2]
+  if (lineWidth !== undefined) a.lineWidth = lineWidth
+  const quadPoints = numbersOf(d, lookup(d, "QuadPoints"))
+  if (quadPoints) a.quadPoints = quadPoints
+  const inkList = lookup(d, "InkList")
+  if (inkList instanceof PDFArray) {
+    const strokes: Array<Array<PdfPoint>> = []
+    for (let i = 0; i < inkList.size(); i++) {
+      const points = numbersOf(d, d.context.lookup(inkList.get(i)))
+      if (points) strokes.push(pairs(points))
+    }
+    a.inkList = strokes
+  }
+  const vertices = numbersOf(d, lookup(d, entry.subtype === "Line" ? "L" : "Vertices"))
+  if (vertices) a.vertices = pairs(vertices)
+  const iconName = nameOf(lookup(d, "Name"))
+  if (iconName !== undefined) a.iconName = iconName
+  const da = textOf(lookup(d, "DA"))
+  const appearance = da === undefined ? {} : parseDefaultAppearance(da)
+  if (appearance.fontSize !== undefined) a.fontSize = appearance.fontSize
+  // A /DA without a colour means black; a FreeText whose appearance shows another colour (Acrobat
+  // writes /DA without one and puts the colour in the appearance) has that colour.
+  const shown = appearance.fontColor === undefined && entry.subtype === "FreeText" ? appearanceTextColor(d) : undefined
+  const fontColor = appearance.fontColor ?? (shown && shown.some((c) => c !== 0) ? shown : undefined)
+  if (fontColor) a.fontColor = fontColor
+  const overlayText = textOf(lookup(d, "OverlayText"))
+  if (overlayText !== undefined) a.overlayText = overlayText
+  const state = nameOf(lookup(d, "State"))
+  if (state !== undefined) a.state = state
+  return a
+}
+
+const inReplyTo = (entry: Entry): string | undefined => {
+  const irt = entry.dict.get(key("IRT"))
+  return irt instanceof PDFRef ? `${irt.objectNumber} ${irt.generationNumber}` : undefined
+}
+
+/**
+ * The annotations of the 14 kept subtypes in a loaded PDF, in page and /Annots order. Replies (Text
+ * annotations with /IRT) are folded into their thread's first annotation's `replies`; review-state
+ * annotations (a Text with /IRT and /State, as Acrobat records "Accepted") set the parent's `state`
+ * instead. Other subtypes (Link, Widget, Popup, FileAttachment, …) and replies to them are left out.
+ * An annotation without /NM gets a stable name from its page and object number ("pdf-3-45-0").
+ */
+export const readAnnotations = (pdf: PDFDocument): ReadonlyArray<PdfAnnotation> => {
+  const entries = entriesOf(pdf)
+  const byId = new Map(entries.map((e) => [e.id, e] as const))
+  const isThreadReply = (e: Entry) =>
+    e.subtype === "Text" && inReplyTo(e) !== undefined && nameOf(lookup(e.dict, "RT")) !== "Group" && byId.has(inReplyTo(e)!)
+  /** The first annotation of the thread a reply belongs to. */
+  const rootOf = (e: Entry): Entry => {
+    const visited = new Set<string>()
+    let current = e
+    while (isThreadReply(current) && !visited.has(current.id)) {
+      visited.add(current.id)
+      current = byId.get(inReplyTo(current)!)!
+    }
+    return current
+  }
+
+  const annotations = new Map<string, Writable<PdfAnnotation>>()
+  for (const e of entries) {
+    if (!isPdfAnnotationSubtype(e.subtype) || isThreadReply(e)) continue
+    const a = readAnnotation(e)
+    if (a) annotations.set(e.id, a)
+  }
+  const states = new Map<string, { readonly state: string; readonly at: string }>()
+  for (const e of entries) {
+    if (!isThreadReply(e)) continue
+    const parent = annotations.get(rootOf(e).id)
+    if (!parent) continue
+    const state = nameOf(lookup(e.dict, "State"))
+    if (state !== undefined) {
+      // A "Marked" check mark is personal, not the annotation's review state.
+      if (nameOf(lookup(e.dict, "StateModel")) === "Marked") continue
+      const at = dateOf(e.dict, "M") ?? dateOf(e.dict, "CreationDate") ?? ""
+      const previous = states.get(rootOf(e).id)
+      if (!previous || at >= previous.at) states.set(rootOf(e).id, { state, at })
+      continue
+    }
+    const reply: Writable<PdfReply> = { name: e.name, contents: textOf(lookup(e.dict, "Contents")) ?? "" }
+    const author = textOf(lookup(e.dict, "T"))
+    if (author !== undefined) reply.author = author
+    const modified = dateOf(e.dict, "M")
+    if (modified !== undefined) reply.modified = modified
+    const created = dateOf(e.dict, "CreationDate")
+    if (created !== undefined) reply.created = created
+    parent.replies = [...(parent.replies ?? []), reply]
+  }
+  for (const [id, { state }] of states) annotations.get(id)!.state = state
+  return [...annotations.values()]
+}
+
+// ---------------------------------------------------------------------------------------------
+// Writing
+
+export interface AnnotationWriteWarning {
+  /** The annotation's name (/NM). */
+  readonly name: string
+  readonly message: string
+}
+
+const text = (value: string) => PDFHexString.fromText(value)
+
+/** A number as a content-stream operand: never in exponent notation. */
+const operand = (v: number): string => {
+  if (!Number.isFinite(v)) return "0"
+  const s = String(v)
+  return s.includes("e") ? v.toFixed(12).replace(/\.?0+$/, "") : s
+}
+const date = (iso: string) => PDFString.of(toPdfDate(iso))
+
+interface EmbeddedFont {
+  readonly ref: PDFRef
+  readonly font: AppearanceFont
+}
+
+interface Writer {
+  readonly pdf: PDFDocument
+  readonly font: (kind: AppearanceFontKind) => EmbeddedFont
+  readonly geometry: (pageIndex: number) => PageGeometry
+}
+
+/**
+ * A standard font's dictionary, registered at once (PDFDocument.embedStandardFont would only write
+ * it on save, too late for a caller that copies pages first), and its metrics and WinAnsi encoding.
+ */
+const embedStandardFont = (pdf: PDFDocument, name: StandardFonts): EmbeddedFont => {
+  const embedder = StandardFontEmbedder.for(name as unknown as Parameters<typeof StandardFontEmbedder.for>[0])
+  return {
+    ref: embedder.embedIntoContext(pdf.context),
+    font: {
+      getCharacterSet: () => embedder.encoding.supportedCodePoints,
+      widthOfTextAtSize: (text, size) => embedder.widthOfTextAtSize(text, size),
+      encodeText: (text) => embedder.encodeText(text)
+    }
+  }
+}
+
+const formXObject = (w: Writer, appearance: Appearance): PDFRef => {
+  const resources = w.pdf.context.obj({})
+  if (appearance.fonts.length > 0) {
+    const fonts = w.pdf.context.obj({})
+    for (const kind of new Set(appearance.fonts)) fonts.set(key(APPEARANCE_FONT_NAMES[kind]), w.font(kind).ref)
+    resources.set(key("Font"), fonts)
+  }
+  const gs = appearance.graphicsState
+  if (gs) {
+    const state = w.pdf.context.obj({ Type: "ExtGState" })
+    if (gs.opacity !== undefined) {
+      state.set(key("CA"), PDFNumber.of(gs.opacity))
+      state.set(key("ca"), PDFNumber.of(gs.opacity))
+    }
+    if (gs.multiply) state.set(key("BM"), key("Multiply"))
+    resources.set(key("ExtGState"), w.pdf.context.obj({ GS0: state }))
+  }
+  const stream = w.pdf.context.flateStream(appearance.content, {
+    Type: "XObject",
+    Subtype: "Form",
+    FormType: 1,
+    BBox: [...appearance.bbox],
+    Matrix: [1, 0, 0, 1, 0, 0],
+    Resources: resources
+  })
+  return w.pdf.context.register(stream)
+}
+
+/** /F bit 5: the viewer keeps the annotation upright itself (PDF 32000-1, 12.5.3). */
+const NO_ROTATE = 1 << 4
+
+/**
+ * The rotation an appearance turns its text against. A page's /Rotate turns annotations with the
+ * page, so upright text is drawn turned back; but a viewer keeps a NoRotate annotation upright
+ * itself, and notes (Text) count as NoRotate whatever their flags (12.5.6.4; Acrobat, pdf.js and
+ * poppler do so), so their objects are drawn unturned. Drawn into the page (flatten), everything is
+ * turned back.
+ */
+const appearanceContext = (w: Writer, page: PDFPage, a: PdfAnnotation, mode: "objects" | "flatten"): AppearanceContext => {
+  const noRotate = a.subtype === "Text" || ((a.flags ?? AnnotationFlag.print) & NO_ROTATE) !== 0
+  return {
+    rotation: mode === "objects" && noRotate ? 0 : normaliseRotation(page.getRotation().angle),
+    font: (kind) => w.font(kind).font
+  }
+}
+
+const stateModel = (state: string) => (state === "Marked" || state === "Unmarked" ? "Marked" : "Review")
+
+/** Where a note's pop-up opens: right of the note as the page is shown, inside the page. */
+const popupRect = (writer: Writer, pageIndex: number, rect: PdfRect): PdfRect => {
+  const g = writer.geometry(pageIndex)
+  const note = rectToDisplayed(g, rect)
+  const w = Math.min(200, g.width)
+  const h = Math.min(120, g.height)
+  const x = Math.max(0, Math.min(note.x + note.w + 4, g.width - w))
+  const y = Math.max(0, Math.min(note.y, g.height - h))
+  return rectToUser(g, { x, y, w, h })
+}
+
+const annotationDict = (w: Writer, page: PDFPage, a: PdfAnnotation): PDFDict => {
+  const ctx = w.pdf.context
+  const d = ctx.obj({ Type: "Annot", Subtype: a.subtype })
+  d.set(key("Rect"), ctx.obj([...normaliseRect(a.rect)]))
+  d.set(key("P"), page.ref)
+  d.set(key("NM"), text(a.name))
+  d.set(key("F"), PDFNumber.of(a.flags ?? AnnotationFlag.print))
+  if (a.color) d.set(key("C"), ctx.obj([...a.color]))
+  if (a.interiorColor) d.set(key("IC"), ctx.obj([...a.interiorColor]))
+  if (a.opacity !== undefined) d.set(key("CA"), PDFNumber.of(a.opacity))
+  if (a.author !== undefined) d.set(key("T"), text(a.author))
+  if (a.subject !== undefined) d.set(key("Subj"), text(a.subject))
+  if (a.contents !== undefined) d.set(key("Contents"), text(a.contents))
+  if (a.modified !== undefined) d.set(key("M"), date(a.modified))
+  if (a.created !== undefined) d.set(key("CreationDate"), date(a.created))
+  if (a.lineWidth !== undefined) d.set(key("BS"), ctx.obj({ Type: "Border", W: a.lineWidth, S: "S" }))
+  if (a.quadPoints) d.set(key("QuadPoints"), ctx.obj([...a.quadPoints]))
+  if (a.inkList) d.set(key("InkList"), ctx.obj(a.inkList.map((s) => s.flatMap((p) => [...p]))))
+  if (a.vertices) d.set(key(a.subtype === "Line" ? "L" : "Vertices"), ctx.obj(a.vertices.slice(0, a.subtype === "Line" ? 2 : undefined).flatMap((p) => [...p])))
+  if (a.iconName !== undefined) d.set(key("Name"), nameFor(a.iconName))
+  // /DA is required for FreeText, and for Redact with /OverlayText. An unknown size is written as
+  // 0 (auto) and an unknown colour not at all, so that reading gives back what was written.
+  if (a.subtype === "FreeText" || a.fontSize !== undefined || a.fontColor !== undefined || a.overlayText !== undefined) {
+    const color = a.fontColor ? ` ${a.fontColor.map(operand).join(" ")} rg` : ""
+    d.set(key("DA"), PDFString.of(`/${APPEARANCE_FONT_NAMES.regular} ${operand(a.fontSize ?? 0)} Tf${color}`))
+  }
+  if (a.overlayText !== undefined) d.set(key("OverlayText"), text(a.overlayText))
+  if (a.state !== undefined) {
+    d.set(key("State"), text(a.state))
+    d.set(key("StateModel"), text(stateModel(a.state)))
+  }
+  const rotation = normaliseRotation(page.getRotation().angle)
+  // The direction of the text, for viewers that regenerate a FreeText (pdf.js and Acrobat do).
+  if (a.subtype === "FreeText" && rotation !== 0) d.set(key("Rotate"), PDFNumber.of(rotation))
+  return d
+}
+
+const writeObjects = (w: Writer, page: PDFPage, a: PdfAnnotation): Appearance => {
+  const ctx = w.pdf.context
+  const d = annotationDict(w, page, a)
+  const appearance = normalAppearance(a, appearanceContext(w, page, a, "objects"))
+  const ap = ctx.obj({ N: formXObject(w, appearance) })
+  d.set(key("AP"), ap)
+  if (a.subtype === "Redact") d.set(key("RO"), formXObject(w, redactOverlayAppearance(a, appearanceContext(w, page, a, "objects"))))
+  const ref = ctx.register(d)
+  addAnnot(page, ref)
+  if (a.subtype === "Text") {
+    const popup = ctx.obj({ Type: "Annot", Subtype: "Popup", Open: false })
+    popup.set(key("Rect"), ctx.obj([...popupRect(w, a.page, a.rect)]))
+    popup.set(key("P"), page.ref)
+    popup.set(key("Parent"), ref)
+    popup.set(key("F"), PDFNumber.of(POPUP_FLAGS))
+    const popupRef = ctx.register(popup)
+    d.set(key("Popup"), popupRef)
+    d.set(key("Open"), ctx.obj(false))
+    addAnnot(page, popupRef)
+  }
+  for (const reply of a.replies ?? []) {
+    const r = ctx.obj({ Type: "Annot", Subtype: "Text" })
+    r.set(key("Rect"), ctx.obj([...normaliseRect(a.rect)]))
+    r.set(key("P"), page.ref)
+    r.set(key("NM"), text(reply.name))
+    r.set(key("F"), PDFNumber.of(AnnotationFlag.print))
+    r.set(key("IRT"), ref)
+    if (a.color) r.set(key("C"), ctx.obj([...a.color]))
+    if (reply.author !== undefined) r.set(key("T"), text(reply.author))
+    r.set(key("Contents"), text(reply.contents))
+    if (reply.modified !== undefined) r.set(key("M"), date(reply.modified))
+    if (reply.created !== undefined) r.set(key("CreationDate"), date(reply.created))
+    // An empty appearance: the parent already shows where the thread is; no viewer draws a second icon.
+    r.set(key("AP"), ctx.obj({ N: formXObject(w, emptyAppearance(a.rect)) }))
+    addAnnot(page, ctx.register(r))
+  }
+  return appearance
+}
+
+/** Appends to the page's /Annots (kept where it is, also when it is an indirect array) without touching the page's content. */
+const addAnnot = (page: PDFPage, ref: PDFRef) => {
+  const annots = lookup(page.node, "Annots")
+  if (annots instanceof PDFArray) annots.push(ref)
+  else page.node.set(key("Annots"), page.doc.context.obj([ref]))
+}
+
+/**
+ * Writes the annotations into the loaded PDF. "objects" adds annotation dictionaries, each with an
+ * appearance stream (/AP /N), replies as Text annotations with /IRT and a /Popup for notes;
+ * "flatten" draws the same appearances into the page content as form XObjects and adds no
+ * annotation objects (hidden ones are not drawn; a Redact becomes an opaque black box — drawing
+ * over text does not remove it). Existing annotations of the file are kept.
+ *
+ * Returns what could not be drawn as asked: characters Helvetica cannot show (replaced in the
+ * drawing by their base letter or "?"; the annotation's /Contents keeps them), pages that do not
+ * exist.
+ */
+export const writeAnnotations = (
+  pdf: PDFDocument,
+  annotations: ReadonlyArray<PdfAnnotation>,
+  mode: "objects" | "flatten"
+): ReadonlyArray<AnnotationWriteWarning> => {
+  const fonts = new Map<AppearanceFontKind, EmbeddedFont>()
+  let geometries: ReadonlyArray<PageGeometry> | undefined
+  const w: Writer = {
+    pdf,
+    geometry: (pageIndex) => (geometries ??= pageGeometries(pdf))[pageIndex]!,
+    font: (kind) => {
+      let font = fonts.get(kind)
+      if (!font) {
+        font = embedStandardFont(pdf, kind === "bold" ? StandardFonts.HelveticaBold : StandardFonts.Helvetica)
+        fonts.set(kind, font)
+      }
+      return font
+    }
+  }
+  const pages = pdf.getPages()
+  const warnings: Array<AnnotationWriteWarning> = []
+  const drawings = new Map<PDFPage, { readonly hadAnnots: boolean; readonly ops: Array<string> }>()
+  for (const a of annotations) {
+    const page = pages[a.page]
+    if (!page) {
+      warnings.push({ name: a.name, message: `page ${a.page} does not exist (the document has ${pages.length})` })
+      continue
+    }
+    let appearance: Appearance
+    if (mode === "objects") {
+      appearance = writeObjects(w, page, a)
+    } else {
+      const flags = a.flags ?? AnnotationFlag.print
+      if ((flags & (AnnotationFlag.hidden | NO_VIEW)) !== 0) continue
+      appearance = normalAppearance(a, appearanceContext(w, page, a, "flatten"), true)
+      if (appearance.content === "") continue
+      const drawing = drawings.get(page) ?? { hadAnnots: page.node.get(key("Annots")) !== undefined, ops: [] }
+      drawings.set(page, drawing)
+      // newXObject() normalises the page: its content is wrapped in q … Q, so the drawing starts from the default CTM.
+      const name = page.node.newXObject("Annot", formXObject(w, appearance))
+      drawing.ops.push(`q ${name.asString()} Do Q`)
+    }
+    const replaced = [...new Set(appearance.replaced)]
+    if (replaced.length > 0) {
+      warnings.push({
+        name: a.name,
+        message: `Helvetica cannot show ${replaced.map((c) => JSON.stringify(c)).join(", ")}: drawn as a base letter or "?"`
+      })
+    }
+  }
+  for (const [page, { hadAnnots, ops }] of drawings) {
+    page.node.addContentStream(pdf.context.register(pdf.context.flateStream(ops.join("\n"))))
+    // Normalising gave the page an empty /Annots; flattening adds none.
+    const annots = page.node.Annots()
+    if (!hadAnnots && annots && annots.size() === 0) page.node.delete(key("Annots"))
+  }
+  return warnings
+}
