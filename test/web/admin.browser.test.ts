@@ -1,11 +1,23 @@
 /**
- * The broker's /admin page in real headless Chromium: upload, thumbnails, a large page, search, delete.
+ * The broker's /admin page in real headless Chromium: upload, thumbnails, a large page, search, delete;
+ * orders (a page extraction, a comparison) listed, opened and deleted.
  */
 import { expect, layer } from "@effect/vitest"
 import { Effect } from "effect"
+import type { Page } from "playwright-core"
 import { BrokerUrl, brokerTestLayer } from "../../src/layers/Test.ts"
 import { CORPUS, defaultBackend } from "../support/backends.ts"
 import { browser } from "../support/browser.ts"
+
+/** Opens /admin in a new tab and uploads a corpus file through its form. */
+const uploadInAdmin = async (tab: Page, base: string, corpusFile: string) => {
+  await tab.goto(`${base}/admin`)
+  await tab.setInputFiles("#file", `${CORPUS}${corpusFile}`)
+  await tab.click("#upload")
+}
+
+const pageCountShown = (tab: Page, pages: number) =>
+  tab.waitForFunction((n) => document.querySelectorAll("#pages figure").length === n, pages)
 
 layer(brokerTestLayer(defaultBackend.config), { timeout: 120_000 })("admin page", (it) => {
   it.scoped("uploads a PDF, shows its pages, finds text and deletes it", () =>
@@ -14,10 +26,8 @@ layer(brokerTestLayer(defaultBackend.config), { timeout: 120_000 })("admin page"
       const chrome = yield* browser
       yield* Effect.promise(async () => {
         const tab = await chrome.newPage()
-        await tab.goto(`${base}/admin`)
-        await tab.setInputFiles("#file", `${CORPUS}pdf/tracemonkey.pdf`)
-        await tab.click("#upload")
-        await tab.waitForFunction(() => document.querySelectorAll("#pages figure").length === 14)
+        await uploadInAdmin(tab, base, "pdf/tracemonkey.pdf")
+        await pageCountShown(tab, 14)
         expect(await tab.textContent("#status")).toMatch(/14 pages/)
 
         // The first thumbnail is a real image of the requested width.
@@ -56,18 +66,58 @@ layer(brokerTestLayer(defaultBackend.config), { timeout: 120_000 })("admin page"
       const chrome = yield* browser
       yield* Effect.promise(async () => {
         const tab = await chrome.newPage()
-        await tab.goto(`${base}/admin`)
-        await tab.setInputFiles("#file", `${CORPUS}office/fake-email-attachment.eml`)
-        await tab.click("#upload")
+        await uploadInAdmin(tab, base, "office/fake-email-attachment.eml")
         await tab.waitForFunction(() => document.querySelectorAll("#pages a").length === 2)
         expect(await tab.textContent("#status")).toMatch(/composite document with 2 part\(s\)/)
         expect(await tab.locator("#pages a").allTextContents()).toEqual(["Fake email with attachment", "fake-attachment.txt"])
 
         await tab.click("#pages a >> nth=0")
-        await tab.waitForFunction(() => document.querySelectorAll("#pages figure").length === 1)
+        await pageCountShown(tab, 1)
         await tab.waitForFunction(() => (document.querySelector("#pages figure img") as HTMLImageElement | null)?.naturalWidth === 360)
         expect(await tab.inputValue("#docId")).toMatch(/\/0$/)
         await tab.screenshot({ path: `${process.env.SCREENSHOT_DIR ?? "/tmp"}/admin-email.png`, fullPage: false })
+      })
+    }))
+
+  it.scoped("extracts pages and compares documents through orders, lists them and opens their results", () =>
+    Effect.gen(function*() {
+      const base = yield* BrokerUrl
+      const chrome = yield* browser
+      yield* Effect.promise(async () => {
+        const tab = await chrome.newPage()
+        await uploadInAdmin(tab, base, "pdf/tracemonkey.pdf")
+        await pageCountShown(tab, 14)
+        const paper = await tab.inputValue("#docId")
+
+        // Pages 3, 4 then 1 (as numbered under the thumbnails) as a new document.
+        await tab.fill("#ranges", "3-4,1")
+        await tab.click("#extract")
+        const extraction = tab.locator("#transformations tr[data-order]").first()
+        await extraction.locator("td.PROCESSED").waitFor()
+        await extraction.locator("a").click()
+        await tab.waitForFunction((id) => document.querySelector<HTMLInputElement>("#docId")!.value !== id && document.querySelectorAll("#pages figure").length === 3, paper)
+        const excerpt = await tab.inputValue("#docId")
+        const pageText = async (id: string, page: number) =>
+          (await (await fetch(`${base}/documents/${id}/pages/${page}/text/position`)).json()).positionTextList.map((t: { text: string }) => t.text).join(" ")
+        expect(await pageText(excerpt, 0)).toBe(await pageText(paper, 2))
+        expect(await pageText(excerpt, 2)).toBe(await pageText(paper, 0))
+
+        // The excerpt compared with the paper: the comparison's result document opens with its pages.
+        await tab.fill("#compareWith", paper)
+        await tab.click("#compare")
+        const comparison = tab.locator("#comparisons tr[data-order]").first()
+        await comparison.locator("td.PROCESSED").waitFor({ timeout: 60_000 })
+        await comparison.locator("td:nth-child(3) a").click()
+        await pageCountShown(tab, 14)
+        await tab.screenshot({ path: `${process.env.SCREENSHOT_DIR ?? "/tmp"}/admin-orders.png`, fullPage: true })
+
+        // A bad range is refused in the page, an order deleted from its row.
+        await tab.fill("#ranges", "x")
+        await tab.click("#extract")
+        expect(await tab.textContent("#status")).toContain('"x" is not a page')
+        await comparison.locator("button").click()
+        await tab.waitForFunction(() => document.querySelector("#comparisons td")?.textContent === "None")
+        expect((await (await fetch(`${base}/comparisons`)).json())).toEqual([])
       })
     }))
 })
