@@ -41,6 +41,10 @@
  * BENCH_DATABASE_URL (postgres://postgres@127.0.0.1:5432/test; empty skips the PostgreSQL half),
  * BENCH_GATEWAY_PROFILE=1 (the gateway runs with --cpu-prof; profiles kept in
  * bench/tmp/gateway-profiles/<run>/, figures slower).
+ * "orders" (scripts/bench/orders.ts, `npm run bench -- orders`) times the broker's document orders
+ * (merge of the 352- and 400-page corpus PDFs, 10 redactions on the 400-page one, comparison of two
+ * 14-page documents) with the broker's peak RSS, against pdfunite / mutool merge, MuPDF's own
+ * redaction and pdftoppm; it writes orders-<date>.md and .json the same way.
  */
 import { execFileSync } from "node:child_process"
 import { existsSync, mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs"
@@ -51,6 +55,7 @@ import { type RunningBroker, startBroker } from "./bench/broker.ts"
 import { renderConversionsSummary, runConversionsBench } from "./bench/conversions.ts"
 import { renderGatewaySummary, runGatewayBench } from "./bench/gateway.ts"
 import { renderOfficeSummary, runOfficeBench } from "./bench/office.ts"
+import { renderOrdersSummary, runOrdersBench } from "./bench/orders.ts"
 import { getJson, getPageImage, type LayoutResult, type PageTextResult, pngWidth, upload } from "./bench/http.ts"
 import { hasGnuTime, otherProcessesCores, processCpuMs, processMemory, reapedChildrenCpuMs, runTimed, threadCpuMs, toolVersion } from "./bench/proc.ts"
 import { type BenchResults, type PageImageResult, renderMarkdown, type SectionOptions, renderSummary, type Target, type TextPositionResult } from "./bench/report.ts"
@@ -72,7 +77,7 @@ const SMOKE = THROUGHPUT_PAGES < 400 || RUNS < 3
 const REF = process.env.BENCH_REF?.trim() || undefined
 const QUIET_BUDGET_MS = intEnv("BENCH_QUIET_BUDGET", 150, 0, 600) * 1000
 const QUIET_CORES = 0.3
-const SECTION_NAMES = ["broker", "office", "conversions", "gateway"] as const
+const SECTION_NAMES = ["broker", "office", "conversions", "gateway", "orders"] as const
 const SECTIONS = (() => {
   const asked = process.argv.slice(2).filter((a) => !a.startsWith("-"))
   const unknown = asked.filter((a) => !(SECTION_NAMES as ReadonlyArray<string>).includes(a))
@@ -262,6 +267,11 @@ const gatewaySection = () =>
       })
     )
   })
+
+/** Section "orders": merge, redaction and comparison orders through the real broker (scripts/bench/orders.ts). */
+const ordersSection = () =>
+  runSection("orders", async (options) =>
+    renderOrdersSummary(await runOrdersBench({ ...options, waitForQuiet: sectionQuietWait, pdfCorpus: CORPUS })))
 
 const main = async () => {
   for (const name of [...PAGE_DOCS.map((d) => d.file), LARGE_DOC]) {
@@ -566,6 +576,7 @@ const run = async () => {
   if (SECTIONS.has("office")) await officeSection()
   if (SECTIONS.has("conversions")) await conversionsSection()
   if (SECTIONS.has("gateway")) await gatewaySection()
+  if (SECTIONS.has("orders")) await ordersSection()
 }
 
 run().catch((error) => {

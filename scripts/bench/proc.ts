@@ -10,6 +10,8 @@ export interface TimedRun {
   readonly ms: number
   /** User + system CPU time of the process, when /usr/bin/time is available. */
   readonly cpuMs?: number
+  /** Peak resident memory of the process, when /usr/bin/time is available. */
+  readonly maxRssKiB?: number
 }
 
 const GNU_TIME = "/usr/bin/time"
@@ -23,7 +25,7 @@ export const runTimed = (command: string, args: ReadonlyArray<string>, options: 
   new Promise<TimedRun>((resolve, reject) => {
     const withCpu = options.cpu === true && hasGnuTime
     // GNU time writes its figures as the last stderr line; the tool's own stderr comes before it.
-    const [cmd, argv] = withCpu ? [GNU_TIME, ["-f", "__cpu__ %U %S", command, ...args]] : [command, [...args]]
+    const [cmd, argv] = withCpu ? [GNU_TIME, ["-f", "__cpu__ %U %S %M", command, ...args]] : [command, [...args]]
     const started = performance.now()
     const child = spawn(cmd, argv, { stdio: ["ignore", "ignore", "pipe"] })
     let stderr = ""
@@ -42,8 +44,8 @@ export const runTimed = (command: string, args: ReadonlyArray<string>, options: 
         reject(new Error(`${command} ${args.join(" ")} exited with ${code ?? signal}: ${stderr.trim().split("\n").slice(-3).join(" | ")}`))
         return
       }
-      const cpuLine = /__cpu__ ([\d.]+) ([\d.]+)/.exec(stderr)
-      resolve(cpuLine ? { ms: elapsed, cpuMs: (Number(cpuLine[1]) + Number(cpuLine[2])) * 1000 } : { ms: elapsed })
+      const cpuLine = /__cpu__ ([\d.]+) ([\d.]+) (\d+)/.exec(stderr)
+      resolve(cpuLine ? { ms: elapsed, cpuMs: (Number(cpuLine[1]) + Number(cpuLine[2])) * 1000, maxRssKiB: Number(cpuLine[3]) } : { ms: elapsed })
     })
   })
 
