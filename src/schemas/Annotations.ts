@@ -104,6 +104,11 @@ export class Annotations extends Schema.Class<Annotations>("Annotations")({
   annotations: Schema.Array(Annotation)
 }) {}
 
+/** The body of DELETE /annotation: the annotations to remove, by ID (their other fields, if sent, are not read). */
+export class AnnotationIds extends Schema.Class<AnnotationIds>("AnnotationIds")({
+  annotations: Schema.Array(Schema.Struct({ id: DocumentIdRef }))
+}) {}
+
 export const AnnotationQuery = Schema.Struct({ documentId: DocumentIdParam })
 
 const LocalizedNames = Schema.Record({ key: Schema.String, value: Schema.String })

@@ -8,7 +8,7 @@ import { Config, Effect, Option, Schema } from "effect"
 import { ComparisonOrder, ComparisonOrderCreated, type ComparisonRequest, DifferenceResult, TextChange } from "../schemas/Comparisons.ts"
 import { DocumentIdRef, DocumentProcessingFailed, InvalidRequest } from "../schemas/Document.ts"
 import { OrderIdRef, OrderNotFound } from "../schemas/Orders.ts"
-import { parseColor } from "./compare/ImageDiff.ts"
+import { parseColor, type Rgb } from "./compare/ImageDiff.ts"
 import { Documents } from "./Documents.ts"
 import { type OrderRecord, Orders } from "./Orders.ts"
 import { PdfEngine } from "./PdfEngine.ts"
@@ -70,6 +70,8 @@ export class Comparisons extends Effect.Service<Comparisons>()("docstack/Compari
         Effect.filterOrFail((order) => order.kind === "comparison", () => OrderNotFound.of(id))
       )
 
+    const hexOf = (rgb: Rgb) => `#${rgb.map((c) => c.toString(16).padStart(2, "0").toUpperCase()).join("")}`
+
     const colour = (name: string, value: string) =>
       Option.match(Option.fromNullable(parseColor(value)), {
         onNone: () => Effect.fail(new InvalidRequest({ message: `${name} '${value}' is not a colour: write #RRGGBB, #RGB, rgb(r,g,b) or a CSS colour name` })),
@@ -104,12 +106,11 @@ export class Comparisons extends Effect.Service<Comparisons>()("docstack/Compari
       run,
 
       request: Effect.fn("Comparisons.request")(function*(body: ComparisonRequest) {
-        yield* documents.check(body.leftDocumentId)
-        yield* documents.check(body.rightDocumentId)
-        const highlightColor = body.highlightColor ?? config.defaultHighlight
-        const lowlightColor = body.lowlightColor ?? config.defaultLowlight
-        yield* colour("highlightColor", highlightColor)
-        yield* colour("lowlightColor", lowlightColor)
+        yield* documents.sourcePageCount(body.leftDocumentId)
+        yield* documents.sourcePageCount(body.rightDocumentId)
+        // Kept and shown as #RRGGBB, whichever way the request wrote them (the spec's hex colour).
+        const highlightColor = hexOf(yield* colour("highlightColor", body.highlightColor ?? config.defaultHighlight))
+        const lowlightColor = hexOf(yield* colour("lowlightColor", body.lowlightColor ?? config.defaultLowlight))
         const id = yield* orders.submit({
           kind: "comparison",
           documentId: body.leftDocumentId,

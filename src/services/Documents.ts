@@ -660,10 +660,14 @@ export class Documents extends Effect.Service<Documents>()("docstack/Documents",
         return yield* cachedJson(pdf.hash, "annotations.json", AnnotationBasis, engine.annotations(pdf).pipe(Effect.mapError(internal(doc.id))))
       }),
 
-      /** The number of pages, when known without waiting for a conversion (None while one is due or running). */
-      knownPageCount: Effect.fn("Documents.knownPageCount")(function*(documentId: string) {
+      /**
+       * The page count of a document an order takes as a source, when known without waiting for a
+       * conversion (None while one is due or running); a composite document is refused (400): only
+       * its parts have pages.
+       */
+      sourcePageCount: Effect.fn("Documents.sourcePageCount")(function*(documentId: string) {
         const target = yield* resolve(documentId)
-        if (target.kind === "container") return yield* notPages(target)
+        if (target.kind === "container") return yield* new InvalidRequest({ message: `${documentId}: ${notPages(target).message}` })
         const pages = target.doc.renditionPages ?? target.doc.registeredPages
         return Option.fromNullable(pages?.length)
       }),

@@ -72,12 +72,12 @@ export class Transformations extends Effect.Service<Transformations>()("docstack
         Effect.filterOrFail((order) => order.kind === "transformation", () => OrderNotFound.of(id))
       )
 
-    /** What can be checked before the order is queued: documents, ranges (where the page count is known), the annotations' documents. */
+    /** What can be checked before the order is queued: documents, ranges and annotations' pages (where the page count is known), the annotations themselves. */
     const validate = (body: TransformationRequest) =>
       Effect.gen(function*() {
         const sources = [...new Set(body.transformationDetails.flatMap((d) => d.transformationElements.map((e) => e.documentId)))]
         const pageCounts = new Map<string, Option.Option<number>>()
-        for (const id of sources) pageCounts.set(id, yield* documents.knownPageCount(id))
+        for (const id of sources) pageCounts.set(id, yield* documents.sourcePageCount(id))
         const problems: Array<string> = []
         body.transformationDetails.forEach((detail, d) =>
           detail.transformationElements.forEach((element, e) =>
@@ -91,11 +91,16 @@ export class Transformations extends Effect.Service<Transformations>()("docstack
             })
           )
         )
-        ;(body.annotations?.annotations ?? []).forEach((a, i) => {
+        const annotations = body.annotations?.annotations ?? []
+        annotations.forEach((a, i) => {
           const id = documentOf(a, sources)
           if (id === undefined) problems.push(`annotations.annotations[${i}] needs a documentId: the transformation has several source documents`)
           else if (!pageCounts.has(id)) problems.push(`annotations.annotations[${i}] names ${id}, which is not one of the transformation's documents`)
         })
+        problems.push(...annotationService.problemsOf(annotations, "annotations.annotations", (a) => {
+          const id = documentOf(a, sources)
+          return id === undefined ? undefined : Option.getOrUndefined(pageCounts.get(id) ?? Option.none())
+        }))
         if (problems.length > 0) return yield* new InvalidRequest({ message: problems.join("; ") })
       })
 
@@ -108,12 +113,18 @@ export class Transformations extends Effect.Service<Transformations>()("docstack
           Effect.all({ rendition: documents.rendition(id), basis: documents.annotationBasis(id) }).pipe(Effect.map((s) => ({ id, ...s }))))
         const index = new Map(sourceIds.map((id, i) => [id, i]))
         const annotations = body.annotations?.annotations ?? []
+        // Pages not known when the order was queued (a conversion under way) are checked now.
+        for (const [i, a] of annotations.entries()) {
+          const source = sources[index.get(documentOf(a, sourceIds) ?? "") ?? -1]
+          if (source !== undefined && source.basis.pages[a.page] === undefined) {
+            return yield* Effect.fail({ message: `annotations.annotations[${i}]: page ${a.page} does not exist in ${source.id} (pages 0 to ${source.basis.pages.length - 1})` })
+          }
+        }
 
         const redactionsOf = (sourceId: string) =>
           annotations.flatMap((a, i) => {
             if (!REDACTIONS.has(a.type) || documentOf(a, sourceIds) !== sourceId) return []
-            const geometry = sources[index.get(sourceId)!]!.basis.pages[a.page]
-            return geometry ? regionsOf(toPdfAnnotation(a, a.id?.id ?? `r${i}`, geometry)) : []
+            return regionsOf(toPdfAnnotation(a, a.id?.id ?? `r${i}`, sources[index.get(sourceId)!]!.basis.pages[a.page]!))
           })
 
         const outputs = body.transformationDetails.map((detail, d) => {
@@ -129,8 +140,7 @@ export class Transformations extends Effect.Service<Transformations>()("docstack
             if (REDACTIONS.has(a.type)) return
             const source = index.get(documentOf(a, sourceIds) ?? "")
             if (source === undefined) return
-            const geometry = sources[source]!.basis.pages[a.page]
-            if (!geometry) return
+            const geometry = sources[source]!.basis.pages[a.page]!
             const targets = pages.flatMap((p, outputPage) => (p.source === source && p.page === a.page ? [outputPage] : []))
             // Names stay unique in the result: a page taken twice gets a copy of its annotation with a name of its own.
             const name = a.id?.id ?? `t${d}-${i}`
@@ -151,7 +161,7 @@ export class Transformations extends Effect.Service<Transformations>()("docstack
         const outDir = yield* fs.makeTempDirectoryScoped({ prefix: "docstack-transform-" }).pipe(Effect.orDie)
         const files = yield* engine.transform({
           sources: sources.map((s) => ({ ...s.rendition.pdf, redactions: redactionsOf(s.id) })),
-          outputs: outputs.map((o) => ({ pages: o.pages, annotations: o.annotations, annotationMode: "objects" as const })),
+          outputs: outputs.map((o) => ({ pages: o.pages, annotations: o.annotations, annotationMode: "objects" as const, title: o.title })),
           outDir
         })
         const documentIds = yield* Effect.forEach(files, (file, i) =>

@@ -100,11 +100,17 @@ layer(brokerTestLayer({ ...defaultBackend.config, ANNOTATION_POLICY_FILE: policy
       expect(badLine.status).toBe(400)
       expect(badLine.json.message).toContain("two ends")
       expect((yield* call(url, json("PUT", { annotations: [{ ...ink, color: { r: 300, g: 0, b: 0 } }] }))).status).toBe(400)
-      expect((yield* call(url, json("PUT", { annotations: [{ ...ink, type: "Sticker" }] }))).status).toBe(400)
+      const sticker = yield* call(url, json("PUT", { annotations: [{ ...ink, type: "Sticker" }] }))
+      expect(sticker.status).toBe(400)
+      // One sentence naming the types, not one issue per type.
+      expect(sticker.json.message).toMatch(/^The request does not match the API: annotations\.0\.type: Expected one of "Highlight", .*"RedactText", actual "Sticker"$/)
+      const badReason = yield* call(url, json("PUT", { annotations: [{ type: "Redact", page: 0, position: ink.position, redactReason: "XYZ" }] }))
+      expect(badReason.status).toBe(400)
+      expect(badReason.json.message).toContain("redactReason 'XYZ' is not one of the policy's (PERSONAL_DATA")
       expect((yield* call(url)).json.annotations).toHaveLength(4)
 
-      // DELETE by id.
-      expect((yield* call(url, json("DELETE", { annotations: [{ id: k.id, type: "Ink", page: 0, position: ink.position }] }))).status).toBe(200)
+      // DELETE by id: the id is all it needs; a full annotation is taken too.
+      expect((yield* call(url, json("DELETE", { annotations: [{ id: k.id }] }))).status).toBe(200)
       expect(((yield* call(url)).json.annotations as Array<any>).map((a) => a.type)).toEqual(["Highlight", "Text", "Line"])
       expect((yield* call(url, json("DELETE", { annotations: [{ id: k.id, type: "Ink", page: 0, position: ink.position }] }))).status).toBe(404)
 

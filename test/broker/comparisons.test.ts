@@ -98,9 +98,19 @@ layer(brokerTestLayer(defaultBackend.config), { timeout: 300_000 })("comparisons
       const paper = yield* uploadOk(base, corpusFile("pdf/tracemonkey.pdf"))
       const sizes = yield* uploadOk(base, corpusFile("pdf/sizes.pdf"))
       const done = yield* compare(base, { leftDocumentId: sizes, rightDocumentId: paper, fuzz: 5, highlightColor: "rgb(232,17,45)", lowlightColor: "#ccc" })
-      expect(done.order).toMatchObject({ fuzz: 5, highlightColor: "rgb(232,17,45)", lowlightColor: "#ccc" })
+      // Colours are shown as the spec's hex colours, however the request wrote them.
+      expect(done.order).toMatchObject({ fuzz: 5, highlightColor: "#E8112D", lowlightColor: "#CCCCCC" })
       const target = done.order.targetDocumentId.id
-      expect((yield* call(`${base}/documents/${target}/layout`)).json.pageDimensionsList).toHaveLength(14)
+      const dimensions = (id: string) => call(`${base}/documents/${id}/layout`).pipe(Effect.map((r) => r.json.pageDimensionsList as Array<{ width: number; height: number }>))
+      const [left, right, result] = [yield* dimensions(sizes), yield* dimensions(paper), yield* dimensions(target)]
+      expect(result).toHaveLength(14)
+      // Each result page: as wide as the wider page, as tall as the taller one at that width.
+      result.forEach((page, i) => {
+        const pair = [left[i], right[i]].filter((p) => p !== undefined)
+        const width = Math.max(...pair.map((p) => p.width))
+        expect(page.width).toBeCloseTo(width, 1)
+        expect(page.height).toBeCloseTo(Math.max(...pair.map((p) => (p.height * width) / p.width)), 1)
+      })
       const last = yield* highlighted((yield* call(`${base}/documents/${target}/pages/13/image`)).bytes)
       expect(last.hits.length).toBeGreaterThan(1000)
     }))
@@ -116,6 +126,10 @@ layer(brokerTestLayer(defaultBackend.config), { timeout: 300_000 })("comparisons
       expect(badColour.status).toBe(400)
       expect(badColour.json.message).toContain("bright")
       expect((yield* post({ leftDocumentId: doc, rightDocumentId: "b64_missing" })).status).toBe(404)
+      const mail = yield* uploadOk(base, corpusFile("office/fake-email-attachment.eml"))
+      const composite = yield* post({ leftDocumentId: doc, rightDocumentId: mail })
+      expect(composite.status).toBe(400)
+      expect(composite.json.message).toContain("composite document")
       expect((yield* call(`${base}/comparisons/nope`)).status).toBe(404)
       expect((yield* call(`${base}/difference?leftDocumentId=${doc}`)).status).toBe(400)
       expect((yield* call(`${base}/difference?leftDocumentId=${doc}&rightDocumentId=b64_missing`)).status).toBe(404)

@@ -155,6 +155,22 @@ layer(brokerTestLayer(defaultBackend.config), { timeout: 300_000 })("transformat
       expect(listed.map((a) => [a.type, a.page, a.origin])).toEqual([["Stamp", 0, "file"], ["Stamp", 2, "file"]])
       expect(listed[0].position.x).toBeCloseTo(400, 1)
       expect(listed[0].stampName).toBe("Approved")
+
+      // A highlight given by its position alone gets the quad points PDF readers need to draw it; the
+      // result carries its title in the file too.
+      const box = { x: 100, y: 100, w: 80, h: 12 }
+      const highlighted = yield* transform(base, {
+        transformationDetails: [{ documentTitle: "Highlighted", transformationElements: [{ documentId: paper, pagesSelectionList: [{ minPage: 0, maxPage: 0 }] }] }],
+        annotations: { annotations: [{ type: "Highlight", page: 0, position: box }] }
+      })
+      const highlightedId = highlighted.order.transformationResultDocumentID.id
+      const [highlight] = (yield* call(`${base}/annotation?documentId=${highlightedId}`)).json.annotations as Array<any>
+      expect(highlight.quadPoints).toHaveLength(1)
+      expect(highlight.quadPoints[0].x).toBeCloseTo(box.x, 1)
+      expect(highlight.quadPoints[0].w).toBeCloseTo(box.w, 1)
+      const dir = mkdtempSync(path.join(tmpdir(), "docstack-highlight-"))
+      writeFileSync(path.join(dir, "result.pdf"), (yield* call(`${base}/documents/${highlightedId}/file`)).bytes)
+      expect(execFileSync("pdfinfo", [path.join(dir, "result.pdf")], { encoding: "utf8" })).toMatch(/^Title:\s+Highlighted$/m)
     }))
 
   it.effect("errors: 400 for bad bodies and ranges, 404 for unknown documents and orders; timeoutMs answers the current state", () =>
@@ -173,6 +189,24 @@ layer(brokerTestLayer(defaultBackend.config), { timeout: 300_000 })("transformat
       expect(pastEnd.json.message).toContain("page 14 does not exist")
       const unknown = yield* post({ transformationDetails: [{ transformationElements: [{ documentId: "b64_missing" }] }] })
       expect(unknown.status).toBe(404)
+      // A redaction on a page the document does not have would be silently skipped: refused instead.
+      const redactionPastEnd = yield* post({
+        transformationDetails: [{ transformationElements: [{ documentId: paper }] }],
+        annotations: { annotations: [{ type: "Redact", page: 50, position: { x: 10, y: 10, w: 50, h: 20 } }] }
+      })
+      expect(redactionPastEnd.status).toBe(400)
+      expect(redactionPastEnd.json.message).toContain("page 50 does not exist")
+      const unknownReason = yield* post({
+        transformationDetails: [{ transformationElements: [{ documentId: paper }] }],
+        annotations: { annotations: [{ type: "Redact", page: 0, position: { x: 10, y: 10, w: 50, h: 20 }, redactReason: "XYZ" }] }
+      })
+      expect(unknownReason.status).toBe(400)
+      expect(unknownReason.json.message).toContain("redactReason 'XYZ' is not one of the policy's")
+      // A composite document (an email) has no pages of its own: its parts do.
+      const mail = yield* uploadOk(base, corpusFile("office/fake-email-attachment.eml"))
+      const composite = yield* post({ transformationDetails: [{ transformationElements: [{ documentId: mail }] }] })
+      expect(composite.status).toBe(400)
+      expect(composite.json.message).toContain("composite document")
       expect((yield* call(`${base}/transformations/nope`)).status).toBe(404)
       expect((yield* call(`${base}/transformations/nope`, { method: "DELETE" })).status).toBe(404)
 

@@ -95,6 +95,7 @@ layer(brokerTestLayer(defaultBackend.config), { timeout: 120_000 })("admin page"
         (await (await fetch(`${base}/documents/${id}/pages/${page}/text/position`)).json()).positionTextList.map((t: { text: string }) => t.text).join(" ")
       expect(await pageText(excerpt, 0)).toBe(await pageText(paper, 2))
       expect(await pageText(excerpt, 2)).toBe(await pageText(paper, 0))
+      expect((await (await fetch(`${base}/documents/${excerpt}`)).json()).documentTitle).toBe("Pages 3-4,1 of tracemonkey.pdf")
 
       // The excerpt compared with the paper: the comparison's result document opens with its pages.
       await tab.fill("#compareWith", paper)
@@ -109,6 +110,13 @@ layer(brokerTestLayer(defaultBackend.config), { timeout: 120_000 })("admin page"
       await tab.fill("#ranges", "x")
       await tab.click("#extract")
       expect(await tab.textContent("#status")).toContain('"x" is not a page')
+      // Pages as numbered under the thumbnails (the open result has 14): 15 is past the end.
+      await tab.fill("#ranges", "5-15")
+      await tab.click("#extract")
+      expect(await tab.textContent("#status")).toBe('"5-15": the document has pages 1 to 14')
+      await tab.fill("#ranges", "")
+      await tab.click("#extract")
+      expect(await tab.textContent("#status")).toContain("Give the pages to extract")
       await comparison.locator("button").click()
       await tab.waitForFunction(() => document.querySelector("#comparisons td")?.textContent === "None")
       expect((await (await fetch(`${base}/comparisons`)).json())).toEqual([])

@@ -34,7 +34,7 @@ import {
   UploadTooLarge
 } from "../../schemas/Document.ts"
 import { HealthRecords } from "../../schemas/Health.ts"
-import { AnnotationConversionParams, AnnotationNotFound, AnnotationPolicy, AnnotationQuery, Annotations } from "../../schemas/Annotations.ts"
+import { AnnotationConversionParams, AnnotationIds, AnnotationNotFound, AnnotationPolicy, AnnotationQuery, Annotations } from "../../schemas/Annotations.ts"
 import { ComparisonOrder, ComparisonOrderCreated, ComparisonRequest, DifferenceParams, DifferenceResult } from "../../schemas/Comparisons.ts"
 import { ConversionOrder, ConversionOrderCreated, ConversionRequest, OrderIdRef, OrderNotFound, OrderWaitParams } from "../../schemas/Orders.ts"
 import { TransformationOrder, TransformationOrderCreated, TransformationRequest } from "../../schemas/Transformations.ts"
@@ -215,7 +215,7 @@ export class AnnotationsGroup extends HttpApiGroup.make("annotations")
       .annotate(OpenApi.Description, "Creates the annotations; the broker gives each its id (GET lists them).")
   )
   .add(HttpApiEndpoint.post("update", "/annotation").setUrlParams(AnnotationQuery).setPayload(Annotations).addSuccess(Ok))
-  .add(HttpApiEndpoint.del("remove", "/annotation").setUrlParams(AnnotationQuery).setPayload(Annotations).addSuccess(Ok))
+  .add(HttpApiEndpoint.del("remove", "/annotation").setUrlParams(AnnotationQuery).setPayload(AnnotationIds).addSuccess(Ok))
   .add(HttpApiEndpoint.get("policy", "/annotation/policy").setUrlParams(AnnotationQuery).addSuccess(AnnotationPolicy))
   .add(
     HttpApiEndpoint.post("convert", "/annotations/conversion")

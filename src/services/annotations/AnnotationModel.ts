@@ -56,6 +56,13 @@ const pointOf = (g: PageGeometry, p: PdfPoint) => {
 const defined = <T extends object>(value: T) =>
   Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined)) as { [K in keyof T]: Exclude<T[K], undefined> }
 
+/** Text markup and text redaction mark pieces of lines: without quad points, their box is the one piece. */
+const MARKUP: ReadonlySet<string> = new Set(["Highlight", "Underline", "StrikeOut", "Squiggly", "RedactText"])
+
+/** The annotation's quad points, its position standing for them on a markup annotation that gives none. */
+export const quadPointsOf = (a: Annotation): ReadonlyArray<Rect> | undefined =>
+  a.quadPoints ?? (MARKUP.has(a.type) ? [new Rect(a.position)] : undefined)
+
 /** The API's annotation (its ID assigned) as PDF files hold it. */
 export const toPdfAnnotation = (a: Annotation, id: string, g: PageGeometry): PdfAnnotation =>
   defined({
@@ -73,7 +80,7 @@ export const toPdfAnnotation = (a: Annotation, id: string, g: PageGeometry): Pdf
     created: a.creationDate,
     flags: flagsToPdf(a.flags),
     lineWidth: a.lineWidth,
-    quadPoints: a.quadPoints?.flatMap((r) => quadOf(g, r)),
+    quadPoints: quadPointsOf(a)?.flatMap((r) => quadOf(g, r)),
     inkList: a.inkList?.map((stroke) => stroke.map((p) => toUser(g, [p.x, p.y]))),
     vertices: a.points?.map((p) => toUser(g, [p.x, p.y])),
     iconName: a.stampName,

@@ -6,12 +6,11 @@
  */
 import { Config, Effect, Option } from "effect"
 import { randomBytes } from "node:crypto"
-import { Rect } from "../../schemas/Content.ts"
-import { Annotation, AnnotationNotFound, Annotations as AnnotationList, type AnnotationFileType } from "../../schemas/Annotations.ts"
+import { Annotation, type AnnotationIds, AnnotationNotFound, Annotations as AnnotationList, type AnnotationFileType } from "../../schemas/Annotations.ts"
 import { DocumentIdRef, InvalidRequest } from "../../schemas/Document.ts"
 import { Documents } from "../Documents.ts"
 import { AnnotationPolicies } from "./AnnotationPolicies.ts"
-import { fromPdfAnnotation, toPdfAnnotation } from "./AnnotationModel.ts"
+import { fromPdfAnnotation, quadPointsOf, toPdfAnnotation } from "./AnnotationModel.ts"
 import { AnnotationStore } from "./AnnotationStore.ts"
 import { parseFdf, writeFdf } from "./Fdf.ts"
 import type { PageGeometry } from "./PageSpace.ts"
@@ -25,12 +24,9 @@ export const AnnotationsConfig = Config.all({
 
 const newAnnotationId = () => `a_${randomBytes(12).toString("base64url")}`
 
-/** Text markup and text redaction mark pieces of lines: without quad points, their box is the one piece. */
-const MARKUP = new Set(["Highlight", "Underline", "StrikeOut", "Squiggly", "RedactText"])
-
-/** What is wrong with an annotation for a document of `pages` pages, if anything. */
-const problemOf = (a: Annotation, pages: ReadonlyArray<PageGeometry>): string | undefined => {
-  if (a.page >= pages.length) return `page ${a.page} does not exist: the document has pages 0 to ${pages.length - 1}`
+/** What is wrong with an annotation for a document of `pageCount` pages (unknown: not checked), if anything. */
+const problemOf = (a: Annotation, pageCount: number | undefined): string | undefined => {
+  if (pageCount !== undefined && a.page >= pageCount) return `page ${a.page} does not exist: the document has pages 0 to ${pageCount - 1}`
   if (a.position.w < 0 || a.position.h < 0) return "position must have a width and height of 0 or more"
   const points = a.points?.length ?? 0
   switch (a.type) {
@@ -56,7 +52,7 @@ const completed = (a: Annotation, id: string, documentId: string, now: string, c
     date: a.date ?? now,
     creationDate: a.creationDate ?? created ?? now,
     origin,
-    ...(MARKUP.has(a.type) && a.quadPoints === undefined ? { quadPoints: [new Rect(a.position)] } : {})
+    quadPoints: quadPointsOf(a)
   })
 
 export class Annotations extends Effect.Service<Annotations>()("docstack/Annotations", {
@@ -82,18 +78,37 @@ export class Annotations extends Effect.Service<Annotations>()("docstack/Annotat
         return { pages: basis.pages, fileIds: new Set(basis.fileAnnotations.map((p) => p.name)), all: [...fromFile, ...stored] }
       })
 
-    const check = (annotations: ReadonlyArray<Annotation>, pages: ReadonlyArray<PageGeometry>) => {
-      const problems = annotations.flatMap((a, i) => {
-        const problem = problemOf(a, pages)
-        return problem === undefined ? [] : [`annotations[${i}] (${a.type}): ${problem}`]
+    const redactReasons = new Set(policy.availableRedactReasons.map((r) => r.symbolicName))
+
+    /**
+     * What is wrong with each of `annotations`, labelled by its place in `label`; `pageCountOf` gives
+     * the page count of the annotation's document (undefined: not known yet). A redaction reason must
+     * be one of the policy's, unless it is the one the annotation had before (`before`): a file's
+     * redaction may carry any overlay text.
+     */
+    const problemsOf = (
+      annotations: ReadonlyArray<Annotation>,
+      label: string,
+      pageCountOf: (a: Annotation) => number | undefined,
+      before: (a: Annotation) => Annotation | undefined = () => undefined
+    ) =>
+      annotations.flatMap((a, i) => {
+        const problem = problemOf(a, pageCountOf(a)) ??
+          (a.redactReason !== undefined && !redactReasons.has(a.redactReason) && before(a)?.redactReason !== a.redactReason
+            ? `redactReason '${a.redactReason}' is not one of the policy's (${[...redactReasons].join(", ")})`
+            : undefined)
+        return problem === undefined ? [] : [`${label}[${i}] (${a.type}): ${problem}`]
       })
+
+    const check = (annotations: ReadonlyArray<Annotation>, pages: ReadonlyArray<PageGeometry>, before?: (a: Annotation) => Annotation | undefined) => {
+      const problems = problemsOf(annotations, "annotations", () => pages.length, before)
       return problems.length === 0 ? Effect.void : Effect.fail(new InvalidRequest({ message: problems.join("; ") }))
     }
 
     const missing = (documentId: string, ids: ReadonlyArray<string>) =>
       new AnnotationNotFound({ documentId, message: `No annotation ${ids.map((id) => `'${id}'`).join(", ")} on document '${documentId}'` })
 
-    const idsOf = (annotations: ReadonlyArray<Annotation>) =>
+    const idsOf = (annotations: ReadonlyArray<{ readonly id?: DocumentIdRef | undefined }>) =>
       Effect.forEach(annotations, (a, i) =>
         a.id === undefined ? Effect.fail(new InvalidRequest({ message: `annotations[${i}] has no id: name each annotation to change by the id it was given` })) : Effect.succeed(a.id.id))
 
@@ -132,7 +147,7 @@ export class Annotations extends Effect.Service<Annotations>()("docstack/Annotat
         const existing = new Map(all.map((a) => [a.id!.id, a]))
         const unknown = ids.filter((id) => !existing.has(id))
         if (unknown.length > 0) return yield* missing(documentId, unknown)
-        yield* check(body.annotations, pages)
+        yield* check(body.annotations, pages, (a) => existing.get(a.id!.id))
         const now = new Date().toISOString()
         yield* store.save(documentId, body.annotations.map((a, i) => {
           const before = existing.get(ids[i]!)!
@@ -142,7 +157,7 @@ export class Annotations extends Effect.Service<Annotations>()("docstack/Annotat
       }),
 
       /** DELETE: the named annotations go; one unknown ID removes nothing. */
-      remove: Effect.fn("Annotations.remove")(function*(documentId: string, body: AnnotationList) {
+      remove: Effect.fn("Annotations.remove")(function*(documentId: string, body: AnnotationIds) {
         const { all, fileIds } = yield* current(documentId)
         const ids = yield* idsOf(body.annotations)
         const existing = new Map(all.map((a) => [a.id!.id, a]))
@@ -176,7 +191,8 @@ export class Annotations extends Effect.Service<Annotations>()("docstack/Annotat
         return write(targetType, annotations, title)
       }),
 
-      inPdfSpace
+      inPdfSpace,
+      problemsOf
     }
   })
 }) {}

@@ -414,6 +414,7 @@ const handlers = WorkerRunner.layerSerialized(PdfRequest, {
           }
           for (const p of output.pages) result.addPage(copied.get(p.source)!.shift()!)
           writeAnnotations(result, output.annotations, output.annotationMode)
+          if (output.title !== undefined) result.setTitle(output.title)
           const file = path.join(req.outDir, `result-${i}.pdf`)
           await writeFile(file, await result.save())
           files.push(file)
@@ -429,21 +430,22 @@ const handlers = WorkerRunner.layerSerialized(PdfRequest, {
         const output = await PDFDocument.create()
         const differingPages: Array<number> = []
         const settings = { width: req.width, rotation: 0, filters: [], maxPixels: req.maxPixels }
-        /** A page rendered at the comparison's width, with its displayed width in points; undefined past the document's end. */
+        /** A page rendered at the comparison's width, with its displayed size in points; undefined past the document's end. */
         const render = async (doc: PDFDocumentProxy, index: number) => {
           if (index >= doc.numPages) return undefined
           const page = await doc.getPage(index + 1)
-          const points = page.getViewport({ scale: 1 }).width
-          return { png: await renderPng(doc, page, settings), points }
+          const { width, height } = page.getViewport({ scale: 1 })
+          return { png: await renderPng(doc, page, settings), width, height }
         }
         const pages = Math.max(left.numPages, right.numPages)
         for (let i = 0; i < pages; i++) {
           const [l, r] = [await render(left, i), await render(right, i)]
           const diff = await diffPageImages(l?.png, r?.png, { fuzz: req.fuzz, colors: { highlight: req.highlight, lowlight: req.lowlight } })
           if (diff.differingPixels > 0) differingPages.push(i)
-          // The page as large as the larger of the two, the difference image filling it.
-          const width = Math.max(l?.points ?? 0, r?.points ?? 0)
-          const height = (diff.height * width) / diff.width
+          // Both pages were drawn at one width: the result is as wide as the wider page and as tall as
+          // the taller one at that width (its points, not its rounded pixels), the image filling it.
+          const width = Math.max(l?.width ?? 0, r?.width ?? 0)
+          const height = Math.max(...[l, r].map((side) => (side === undefined ? 0 : (side.height * width) / side.width)))
           const image = await output.embedPng(diff.png)
           output.addPage([width, height]).drawImage(image, { x: 0, y: 0, width, height })
         }

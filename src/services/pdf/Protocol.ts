@@ -119,7 +119,9 @@ export class Transform extends Schema.TaggedRequest<Transform>()("Transform", {
       pages: Schema.Array(Schema.Struct({ source: Schema.Int, page: Schema.Int })),
       /** Annotations to write into the output, each's `page` naming an output page: as annotation objects, or drawn into the pages. */
       annotations: Schema.Array(PdfAnnotation),
-      annotationMode: Schema.Literal("objects", "flatten")
+      annotationMode: Schema.Literal("objects", "flatten"),
+      /** The result's /Title (what PDF readers show as the document's name). */
+      title: Schema.optional(Schema.String)
     })),
     outDir: Schema.String
   }
