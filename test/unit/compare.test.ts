@@ -352,6 +352,12 @@ describe("diffText", () => {
     ])
     // Three unchanged words apart: two changes.
     expect(diffText([pageOf(["The quick brown red fox."])], [pageOf(["the quick brown red fox,"])])).toHaveLength(2)
+    // Two insertions a word apart stay two insertions: the word between them was not inserted.
+    const inserted = plain(diffText([pageOf(["This is confidential."])], [pageOf(["This is strictly confidential. A new clause."])]))
+    expect(inserted.map((c: { changeType: string; right: { text: string } }) => [c.changeType, c.right.text])).toEqual([
+      ["INSERTED", "strictly"],
+      ["INSERTED", "A new clause."]
+    ])
   })
 
   it("cuts fragments at line ends and keeps a change's box on its first page", () => {

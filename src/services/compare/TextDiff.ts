@@ -11,7 +11,8 @@
  *   ("well-\nknown" is "well-known" and "wellknown").
  * - Changes: each run of deleted and inserted words is one change, and changes separated by at most
  *   {@link MERGE_GAP} unchanged words are one change, the unchanged words included in its text, as
- *   long as it stays on one page on each side (a single run of changed words may span pages).
+ *   long as it stays on one page on each side (a single run of changed words may span pages) and
+ *   changes words on both sides (insertions a word apart stay apart, as do deletions).
  *   `changeType` is MODIFIED when words were both deleted and inserted, DELETED when words were
  *   only removed, INSERTED when words were only added.
  * - `left` and `right` are the changed text of each side, from the first to the last changed word:
@@ -440,14 +441,19 @@ export const diffText = (
   const b = wordsOf(right, interner)
   const hunks = diffWords(a, b)
 
-  // Hunks close together make one change, as long as it stays on one page on each side.
+  // Hunks close together make one change, as long as it stays on one page on each side and changes
+  // words on both sides: two insertions (or two deletions) a word apart stay two changes, else the
+  // unchanged word between them would read as inserted on one side only.
   const groups: Array<{ readonly hunks: Array<Hunk>; readonly pageA: number; readonly pageB: number }> = []
+  const deletes = (h: Hunk) => h.a1 > h.a0
+  const inserts = (h: Hunk) => h.b1 > h.b0
   for (const hunk of hunks) {
     const group = groups[groups.length - 1]
     const previous = group?.hunks[group.hunks.length - 1]
     if (
       group !== undefined && previous !== undefined &&
       hunk.a0 - previous.a1 <= MERGE_GAP &&
+      (deletes(hunk) || group.hunks.some(deletes)) && (inserts(hunk) || group.hunks.some(inserts)) &&
       allOn(a, previous.a0, hunk.a0, group.pageA) && allOn(b, previous.b0, hunk.b0, group.pageB)
     ) {
       group.hunks.push(hunk)
@@ -457,8 +463,8 @@ export const diffText = (
   }
 
   return groups.map(({ hunks: group }) => {
-    const deleting = group.filter((h) => h.a1 > h.a0)
-    const inserting = group.filter((h) => h.b1 > h.b0)
+    const deleting = group.filter(deletes)
+    const inserting = group.filter(inserts)
     const changeType: ChangeType = deleting.length > 0 && inserting.length > 0 ? "MODIFIED" : deleting.length > 0 ? "DELETED" : "INSERTED"
     const out: Array<TextFragment> = []
     for (const hunk of group) {
