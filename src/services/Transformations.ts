@@ -9,15 +9,18 @@ import { FileSystem } from "@effect/platform"
 import { Effect, Option, Schema } from "effect"
 import { createHash } from "node:crypto"
 import type { Annotation } from "../schemas/Annotations.ts"
+import type { Bookmark } from "../schemas/Content.ts"
 import { type AnnotationsInFile, DocumentIdRef, DocumentProcessingFailed, InvalidRequest } from "../schemas/Document.ts"
 import { OrderIdRef, OrderNotFound } from "../schemas/Orders.ts"
 import { TransformationOrder, TransformationOrderCreated, TransformationRequest } from "../schemas/Transformations.ts"
 import { toPdfAnnotation } from "./annotations/AnnotationModel.ts"
 import { Annotations } from "./annotations/Annotations.ts"
+import type { PageGeometry } from "./annotations/PageSpace.ts"
 import type { PdfAnnotation, PdfRect } from "./annotations/PdfAnnotation.ts"
 import { Documents } from "./Documents.ts"
 import { type OrderRecord, Orders } from "./Orders.ts"
 import { PdfEngine } from "./PdfEngine.ts"
+import { moveBookmarks } from "./pdf/Outline.ts"
 import type { Transform } from "./pdf/Protocol.ts"
 
 const REDACTIONS = new Set(["RedactText", "Redact"])
@@ -104,13 +107,23 @@ export class Transformations extends Effect.Service<Transformations>()("docstack
         if (problems.length > 0) return yield* new InvalidRequest({ message: problems.join("; ") })
       })
 
+    /**
+     * A source's bookmarks on the pages `pageOf` places them (each opening where it did, on pages
+     * shown unrotated). Only for sources without redactions: a title could name what was redacted.
+     */
+    const outlineOnPages = (bookmarks: ReadonlyArray<Bookmark>, geometries: ReadonlyArray<PageGeometry>, pageOf: (sourcePage: number) => number | undefined) =>
+      moveBookmarks(bookmarks, pageOf, (bookmark) => {
+        const g = geometries[bookmark.page]
+        return g === undefined || g.rotation !== 0 ? undefined : g.y0 + g.height - bookmark.textPosition
+      })
+
     /** Carries out an order: the work behind POST /transformations. */
     const run = (order: OrderRecord) =>
       Effect.scoped(Effect.gen(function*() {
         const body = yield* decodeRequest(order.request).pipe(Effect.mapError((e) => ({ message: `The order's request is unreadable: ${e.message}` })))
         const sourceIds = [...new Set(body.transformationDetails.flatMap((d) => d.transformationElements.map((e) => e.documentId)))]
         const sources = yield* Effect.forEach(sourceIds, (id) =>
-          Effect.all({ rendition: documents.rendition(id), basis: documents.annotationBasis(id) }).pipe(Effect.map((s) => ({ id, ...s }))))
+          Effect.all({ rendition: documents.rendition(id), basis: documents.annotationBasis(id), bookmarks: documents.bookmarks(id) }).pipe(Effect.map((s) => ({ id, ...s }))))
         const index = new Map(sourceIds.map((id, i) => [id, i]))
         const annotations = body.annotations?.annotations ?? []
         // Pages not known when the order was queued (a conversion under way) are checked now.
@@ -127,13 +140,37 @@ export class Transformations extends Effect.Service<Transformations>()("docstack
             return regionsOf(toPdfAnnotation(a, a.id?.id ?? `r${i}`, sources[index.get(sourceId)!]!.basis.pages[a.page]!))
           })
 
+        const titleOf = (id: string) => sources[index.get(id)!]!.rendition.title ?? undefined
+
+        /** The bookmarks of an element's pages (`first` is its first page in the result), moved to where they landed. */
+        const elementOutline = (documentId: string, taken: ReadonlyArray<{ readonly page: number }>, first: number) => {
+          const source = sources[index.get(documentId)!]!
+          if (redactionsOf(documentId).length > 0) return []
+          return outlineOnPages(source.bookmarks.bookmarks, source.basis.pages, (sourcePage) => {
+            const at = taken.findIndex((p) => p.page === sourcePage)
+            return at < 0 ? undefined : first + at
+          })
+        }
+
         const outputs = body.transformationDetails.map((detail, d) => {
-          const pages = detail.transformationElements.flatMap((element) => {
+          const elements = detail.transformationElements.map((element) => {
             const source = sources[index.get(element.documentId)!]!
             const count = source.rendition.pages.length
             const ranges = element.pagesSelectionList && element.pagesSelectionList.length > 0 ? element.pagesSelectionList : [{ minPage: 0, maxPage: count - 1 }]
             return ranges.flatMap((range) => Array.from({ length: range.maxPage - range.minPage + 1 }, (_, k) => ({ source: index.get(element.documentId)!, page: range.minPage + k })))
           })
+          const pages = elements.flat()
+          // One element: its bookmarks. Several (a merge): a bookmark per element, as PDF tools that
+          // combine files make, with the element's own bookmarks under it.
+          const firsts = elements.map((_, e) => elements.slice(0, e).reduce((n, taken) => n + taken.length, 0))
+          const moved = detail.transformationElements.map((element, e) => elementOutline(element.documentId, elements[e]!, firsts[e]!))
+          const outline = elements.length === 1 ? moved[0]! : detail.transformationElements.flatMap((element, e) =>
+            elements[e]!.length === 0 ? [] : [{
+              title: element.documentTitle ?? titleOf(element.documentId) ?? `Document ${e + 1}`,
+              page: firsts[e]!,
+              open: true,
+              children: moved[e]!
+            }])
           // Each annotation goes on every output page made from its source page.
           const written: Array<PdfAnnotation> = []
           annotations.forEach((a, i) => {
@@ -146,7 +183,7 @@ export class Transformations extends Effect.Service<Transformations>()("docstack
             const name = a.id?.id ?? `t${d}-${i}`
             targets.forEach((outputPage, n) => written.push({ ...toPdfAnnotation(a, n === 0 ? name : `${name}-${outputPage}`, geometry), page: outputPage }))
           })
-          return { pages, annotations: written, title: detail.documentTitle ?? detail.transformationElements[0]!.documentTitle ?? sources[index.get(detail.transformationElements[0]!.documentId)!]!.rendition.title ?? undefined }
+          return { pages, annotations: written, outline, title: detail.documentTitle ?? detail.transformationElements[0]!.documentTitle ?? titleOf(detail.transformationElements[0]!.documentId) }
         })
 
         for (const [d, output] of outputs.entries()) {
@@ -161,7 +198,7 @@ export class Transformations extends Effect.Service<Transformations>()("docstack
         const outDir = yield* fs.makeTempDirectoryScoped({ prefix: "docstack-transform-" }).pipe(Effect.orDie)
         const files = yield* engine.transform({
           sources: sources.map((s) => ({ ...s.rendition.pdf, redactions: redactionsOf(s.id) })),
-          outputs: outputs.map((o) => ({ pages: o.pages, annotations: o.annotations, annotationMode: "objects" as const, title: o.title })),
+          outputs: outputs.map((o) => ({ pages: o.pages, annotations: o.annotations, annotationMode: "objects" as const, title: o.title, outline: o.outline })),
           outDir
         })
         const documentIds = yield* Effect.forEach(files, (file, i) =>
@@ -193,11 +230,13 @@ export class Transformations extends Effect.Service<Transformations>()("docstack
         const { annotations, pages } = yield* annotationService.inPdfSpace(documentId)
         const redactions = annotations.filter((a) => a.subtype === "Redact")
         const others = annotations.filter((a) => a.subtype !== "Redact")
-        const key = createHash("sha256").update(JSON.stringify([mode, annotations])).digest("hex").slice(0, 32)
+        const outline = redactions.length > 0 ? [] : outlineOnPages((yield* documents.bookmarks(documentId)).bookmarks, pages, (page) => page)
+        const title = Option.getOrUndefined(yield* documents.title(documentId))
+        const key = createHash("sha256").update(JSON.stringify([mode, annotations, title])).digest("hex").slice(0, 32)
         return yield* documents.derivedPdf(documentId, `annotated-${key}.pdf`, (pdf) =>
           transformOne({
             sources: [{ ...pdf, redactions: redactions.flatMap(regionsOf) }],
-            outputs: [{ pages: pages.map((_, page) => ({ source: 0, page })), annotations: others, annotationMode: mode === "embed" ? "objects" : "flatten" }]
+            outputs: [{ pages: pages.map((_, page) => ({ source: 0, page })), annotations: others, annotationMode: mode === "embed" ? "objects" : "flatten", outline, title }]
           }).pipe(Effect.mapError((e) => new DocumentProcessingFailed({ documentId, message: `Writing the annotations into the PDF failed: ${e.message}` }))))
       }),
 

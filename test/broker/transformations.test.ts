@@ -89,6 +89,53 @@ layer(brokerTestLayer(defaultBackend.config), { timeout: 300_000 })("transformat
       expect((yield* call(`${base}/transformations`)).json).toEqual([])
     }))
 
+  it.effect("bookmarks follow their pages: those of the pages taken, moved to where they landed; a merge has one per document", () =>
+    Effect.gen(function*() {
+      const base = yield* BrokerUrl
+      const nested = yield* uploadOk(base, corpusFile("pdf/nested_outline.pdf"), "?documentTitle=nested.pdf")
+      const paper = yield* uploadOk(base, corpusFile("pdf/tracemonkey.pdf"), "?documentTitle=paper.pdf")
+      type Mark = { title: string; page: number; textPosition: number; children: Array<Mark> }
+      const bookmarks = (id: string) => call(`${base}/documents/${id}/bookmarks`).pipe(Effect.map((r) => r.json.bookmarks as Array<Mark>))
+      const flat = (marks: ReadonlyArray<Mark>): Array<[string, number]> => marks.flatMap((m) => [[m.title, m.page] as [string, number], ...flat(m.children)])
+      const source = flat(yield* bookmarks(nested))
+      expect(source.length).toBeGreaterThan(3)
+
+      // Pages 3 to 6 (0-based 2..5): their bookmarks, three pages earlier.
+      const excerpt = yield* transform(base, {
+        transformationDetails: [{ transformationElements: [{ documentId: nested, pagesSelectionList: [{ minPage: 2, maxPage: 5 }] }] }]
+      })
+      const excerptMarks = flat(yield* bookmarks(excerpt.order.transformationResultDocumentID.id))
+      expect(excerptMarks).toEqual(source.filter(([, page]) => page >= 2 && page <= 5).map(([title, page]) => [title, page - 2]))
+
+      // A merge: one bookmark per document at its first page, the document's own bookmarks under it.
+      const merged = yield* transform(base, {
+        transformationDetails: [{ transformationElements: [{ documentId: paper, pagesSelectionList: [{ minPage: 0, maxPage: 1 }] }, { documentId: nested }] }]
+      })
+      const mergedMarks = yield* bookmarks(merged.order.transformationResultDocumentID.id)
+      expect(mergedMarks.map((m) => [m.title, m.page])).toEqual([["paper.pdf", 0], ["nested.pdf", 2]])
+      expect(flat(mergedMarks[1]!.children)).toEqual(source.map(([title, page]) => [title, page + 2]))
+      // A bookmark opens where its source opened (same place on the page).
+      const sourceFirst = (yield* bookmarks(nested))[0]!
+      expect(mergedMarks[1]!.children[0]!.textPosition).toBeCloseTo(sourceFirst.textPosition, 1)
+
+      // A source with redactions gives no bookmarks: their titles could name what was redacted.
+      const redacted = yield* transform(base, {
+        transformationDetails: [{ transformationElements: [{ documentId: nested }] }],
+        annotations: { annotations: [{ type: "Redact", page: 0, position: { x: 10, y: 10, w: 20, h: 20 } }] }
+      })
+      expect(yield* bookmarks(redacted.order.transformationResultDocumentID.id)).toEqual([])
+
+      // A download with the document's annotations keeps its bookmarks and title.
+      const highlight = { type: "Highlight", page: 4, position: { x: 50, y: 50, w: 100, h: 12 } }
+      expect((yield* call(`${base}/annotation?documentId=${nested}`, json("PUT", { annotations: [highlight] }))).status).toBe(200)
+      const download = (yield* call(`${base}/documents/${nested}/file?format=pdf&annotations=embed`)).bytes
+      const reopened = yield* uploadOk(base, download)
+      expect(flat(yield* bookmarks(reopened))).toEqual(source)
+      const dir = mkdtempSync(path.join(tmpdir(), "docstack-outline-"))
+      writeFileSync(path.join(dir, "download.pdf"), download)
+      expect(execFileSync("pdfinfo", [path.join(dir, "download.pdf")], { encoding: "utf8" })).toMatch(/^Title:\s+nested\.pdf$/m)
+    }))
+
   it.effect("redaction removes the words for real, keeps their neighbours, and blanks a redacted image area in the stored image", () =>
     Effect.gen(function*() {
       const base = yield* BrokerUrl

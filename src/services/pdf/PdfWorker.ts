@@ -20,6 +20,7 @@ import { pageGeometries } from "../annotations/PageSpace.ts"
 import { readAnnotations, writeAnnotations } from "../annotations/PdfAnnotations.ts"
 import { diffPageImages } from "../compare/ImageDiff.ts"
 import { diffText } from "../compare/TextDiff.ts"
+import { writeOutline } from "./Outline.ts"
 import { redact } from "./Redaction.ts"
 import { certificatesFromPem, type TrustStore, verifySignatures } from "./SignatureVerification.ts"
 import { compilePattern, InvalidSearchPattern, type RawTextItem, type RawTextStyle, searchRuns, toTextPositions } from "./Text.ts"
@@ -415,6 +416,7 @@ const handlers = WorkerRunner.layerSerialized(PdfRequest, {
           for (const p of output.pages) result.addPage(copied.get(p.source)!.shift()!)
           writeAnnotations(result, output.annotations, output.annotationMode)
           if (output.title !== undefined) result.setTitle(output.title)
+          if (output.outline !== undefined) writeOutline(result, output.outline)
           const file = path.join(req.outDir, `result-${i}.pdf`)
           await writeFile(file, await result.save())
           files.push(file)

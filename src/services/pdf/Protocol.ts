@@ -7,6 +7,7 @@ import { Bookmark, NamedDestination, PageSearchHit, PositionText, SearchOptions,
 import { TextChange } from "../../schemas/Comparisons.ts"
 import { FilterCode } from "../../schemas/PageImage.ts"
 import { PdfAnnotation, PdfRect } from "../annotations/PdfAnnotation.ts"
+import { OutlineEntry } from "./Outline.ts"
 
 const Source = {
   hash: Schema.String,
@@ -121,7 +122,9 @@ export class Transform extends Schema.TaggedRequest<Transform>()("Transform", {
       annotations: Schema.Array(PdfAnnotation),
       annotationMode: Schema.Literal("objects", "flatten"),
       /** The result's /Title (what PDF readers show as the document's name). */
-      title: Schema.optional(Schema.String)
+      title: Schema.optional(Schema.String),
+      /** The result's bookmarks. */
+      outline: Schema.optional(Schema.Array(OutlineEntry))
     })),
     outDir: Schema.String
   }
