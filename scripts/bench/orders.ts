@@ -29,7 +29,7 @@ import { readFile } from "node:fs/promises"
 import { startBroker } from "./broker.ts"
 import type { QuietWait } from "./conversions.ts"
 import { getJson, upload } from "./http.ts"
-import { runTimed, toolVersion } from "./proc.ts"
+import { processMemory, runTimed, toolVersion } from "./proc.ts"
 import { type SectionOptions, table, writeSectionReport } from "./report.ts"
 import { fmtRatio, mib, ms, ratio, type Summary, summarize } from "./stats.ts"
 
@@ -61,6 +61,8 @@ interface Measured {
 export interface OrdersBenchResults {
   readonly machine: Readonly<Record<string, unknown>>
   readonly runs: number
+  /** RSS of the broker's server process when it is ready, before any document: what the peaks grow from. */
+  readonly readyServerRssKiB: number
   readonly operations: ReadonlyArray<Measured>
   readonly quietWaits: ReadonlyArray<QuietWait>
   readonly tools: Readonly<Record<string, string>>
@@ -104,6 +106,7 @@ export const runOrdersBench = async (options: OrdersBenchOptions): Promise<Order
   const broker = await startBroker({ cwd: options.codeRoot, dataDir: join(options.tmp, "data"), logFile: join(options.tmp, "broker.log") })
   try {
     const base = broker.baseUrl
+    const readyServerRssKiB = processMemory(broker.serverPid() ?? -1)?.rssKiB ?? Number.NaN
     const [book, manual, paper] = await Promise.all([BOOK, MANUAL, PAPER].map((name) => readFile(corpus(name))))
     const ids = async (bytes: Uint8Array, title: string) => (await upload(base, bytes as Uint8Array<ArrayBuffer>, { documentTitle: title })).value
 
@@ -209,6 +212,7 @@ export const runOrdersBench = async (options: OrdersBenchOptions): Promise<Order
     const results: OrdersBenchResults = {
       machine: options.machine,
       runs,
+      readyServerRssKiB,
       quietWaits,
       tools: { mutool: toolVersion("mutool", ["-v"]), pdfunite: toolVersion("pdfunite", ["-v"]), pdftoppm: toolVersion("pdftoppm", ["-v"]) },
       operations: [
@@ -255,6 +259,7 @@ const renderOrdersMarkdown = (r: OrdersBenchResults, jsonName: string) => {
       ["Node", String(m.node)],
       ["Code measured", String(m.measuredRef ?? `working tree at ${String(m.gitHead)}`)],
       ["Tools", Object.entries(r.tools).map(([k, v]) => `${k}: ${v}`).join("; ")],
+      ["Broker server RSS when ready (before any document)", mib(r.readyServerRssKiB)],
       ["Quiet waits", r.quietWaits.map((w) => `${w.before}: ${Math.round(w.waitedMs / 1000)} s, other processes ${w.otherCores.toFixed(2)} cores`).join("; ")]
     ]),
     "",
