@@ -78,13 +78,16 @@ export class UrlFetcher extends Effect.Service<UrlFetcher>()("docstack/UrlFetche
       Effect.gen(function*() {
         if (fileRoots.length === 0) return yield* refuse("Local files cannot be loaded: no directory is allowed (FILE_URL_ROOTS)")
         if (!nodePath.isAbsolute(file)) return yield* refuse(`'${file}' is not an absolute path`)
-        const roots = yield* Effect.promise(() => Promise.all(fileRoots.map((root) => realpath(root).catch(() => nodePath.resolve(root)))))
-        const inside = (candidate: string) => roots.some((root) => candidate.startsWith(root.endsWith(nodePath.sep) ? root : root + nodePath.sep))
+        const realRoots = yield* Effect.promise(() => Promise.all(fileRoots.map((root) => realpath(root).catch(() => nodePath.resolve(root)))))
+        const within = (roots: ReadonlyArray<string>, candidate: string) =>
+          roots.some((root) => candidate.startsWith(root.endsWith(nodePath.sep) ? root : root + nodePath.sep))
         const outside = () => refuse(`${file} is outside the directories local files may be loaded from (FILE_URL_ROOTS)`)
-        // Checked before touching the file (whether a file outside exists is none of the caller's business), and again after links.
-        if (!inside(nodePath.resolve(file))) return yield* outside()
+        // Checked before touching the file (whether a file outside exists is none of the caller's business),
+        // against the roots as written or as resolved (a root may be a link), then after links against the resolved roots.
+        const given = nodePath.resolve(file)
+        if (!within(fileRoots.map((root) => nodePath.resolve(root)), given) && !within(realRoots, given)) return yield* outside()
         const real = yield* Effect.tryPromise({ try: () => realpath(file), catch: () => unreachable(`${file} does not exist or cannot be read`) })
-        if (!inside(real)) return yield* outside()
+        if (!within(realRoots, real)) return yield* outside()
         return {
           body: Stream.fromAsyncIterable(createReadStream(real), (e) => unreachable(`Reading ${file} failed: ${String(e)}`)),
           fileName: nodePath.basename(real)

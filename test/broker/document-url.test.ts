@@ -4,8 +4,11 @@
  */
 import { afterAll, beforeAll, describe, expect, it, layer } from "@effect/vitest"
 import { Effect } from "effect"
+import { mkdirSync, mkdtempSync, symlinkSync } from "node:fs"
 import { createServer, type Server } from "node:http"
 import { type AddressInfo, createServer as createTcpServer, type Server as TcpServer } from "node:net"
+import { tmpdir } from "node:os"
+import * as path from "node:path"
 import { BrokerUrl, brokerTestLayer } from "../../src/layers/Test.ts"
 import { isPrivateAddress } from "../../src/services/UrlFetcher.ts"
 import { CORPUS, defaultBackend } from "../support/backends.ts"
@@ -101,7 +104,16 @@ describe("documentUrl", () => {
   })
 
   const officeDir = `${CORPUS}office`
-  layer(brokerTestLayer({ ...defaultBackend.config, ALLOW_PRIVATE_URLS: "true", FILE_URL_ROOTS: officeDir }), { timeout: 120_000 })("POST /accessor/load", (it) => {
+  // Two more roots: a link to the office corpus (an allowed directory may be a link), and a directory
+  // holding a link to a file outside every root (which must not open).
+  const scratch = mkdtempSync(path.join(tmpdir(), "docstack-roots-"))
+  const linkedRoot = path.join(scratch, "linked-office")
+  symlinkSync(path.resolve(officeDir), linkedRoot)
+  const rootWithEscape = path.join(scratch, "inbox")
+  mkdirSync(rootWithEscape)
+  symlinkSync(path.resolve(`${CORPUS}pdf/tracemonkey.pdf`), path.join(rootWithEscape, "escape.pdf"))
+  const roots = [officeDir, linkedRoot, rootWithEscape].join(",")
+  layer(brokerTestLayer({ ...defaultBackend.config, ALLOW_PRIVATE_URLS: "true", FILE_URL_ROOTS: roots }), { timeout: 120_000 })("POST /accessor/load", (it) => {
     const load = (base: string, body: unknown) =>
       call(`${base}/accessor/load`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) })
 
@@ -111,7 +123,7 @@ describe("documentUrl", () => {
         const fromHttp = yield* load(base, { url: `${origin}/files/report.pdf` })
         expect(fromHttp.status).toBe(200)
         expect((yield* call(`${base}/documents/${fromHttp.json.id}`)).json).toMatchObject({ documentTitle: "report.pdf", format: "pdf" })
-        for (const url of [`file://${officeDir}/fake.odt`, `${officeDir}/fake.odt`]) {
+        for (const url of [`file://${officeDir}/fake.odt`, `${officeDir}/fake.odt`, `${linkedRoot}/fake.odt`]) {
           const fromFile = yield* load(base, { url })
           expect(fromFile.status, url).toBe(200)
           expect((yield* call(`${base}/documents/${fromFile.json.id}`)).json).toMatchObject({ documentTitle: "fake.odt", format: "odt" })
@@ -122,7 +134,7 @@ describe("documentUrl", () => {
     it.effect("an invalid accessor is a 400; an allowed address that does not deliver is a 500", () =>
       Effect.gen(function*() {
         const base = yield* BrokerUrl
-        for (const body of [{}, { url: 5 }, { url: "" }, { url: "not a url" }, { url: "ftp://example.com/x.pdf" }, { url: "file:///etc/passwd" }, { url: `file://otherhost${officeDir}/fake.odt` }, { url: `${officeDir}/../pdf/tracemonkey.pdf` }, { url: "relative/path.pdf" }]) {
+        for (const body of [{}, { url: 5 }, { url: "" }, { url: "not a url" }, { url: "ftp://example.com/x.pdf" }, { url: "file:///etc/passwd" }, { url: `file://otherhost${officeDir}/fake.odt` }, { url: `${officeDir}/../pdf/tracemonkey.pdf` }, { url: `${rootWithEscape}/escape.pdf` }, { url: "relative/path.pdf" }]) {
           const reply = yield* load(base, body)
           expect(reply.status, JSON.stringify(body)).toBe(400)
         }
