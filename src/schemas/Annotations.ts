@@ -7,7 +7,7 @@
 import { HttpApiSchema } from "@effect/platform"
 import { Schema } from "effect"
 import { Rect } from "./Content.ts"
-import { DocumentIdParam, DocumentIdRef } from "./Document.ts"
+import { DocumentIdParam, DocumentIdRef, ReportAllErrors } from "./Document.ts"
 
 /** The annotation types as a PDF's /Subtype names them (Redact is also the API's RedactText). */
 export const PdfAnnotationSubtype = Schema.Literal(
@@ -57,6 +57,13 @@ export class AnnotationReply extends Schema.Class<AnnotationReply>("AnnotationRe
 
 const NonNegative = Schema.Number.pipe(Schema.nonNegative())
 
+/** An annotation's document: `{id}`, or the ID as a string (as transformation elements take it); always shown as `{id}`. */
+const AnnotationDocumentId = Schema.transform(Schema.Union(Schema.Struct({ id: Schema.String }), Schema.String), DocumentIdRef, {
+  strict: true,
+  decode: (ref) => (typeof ref === "string" ? { id: ref } : ref),
+  encode: (ref) => ref
+})
+
 export class Annotation extends Schema.Class<Annotation>("Annotation")({
   /** Assigned by the broker on creation (PUT); names the annotation in updates and deletions. */
   id: Schema.optional(DocumentIdRef),
@@ -71,7 +78,7 @@ export class Annotation extends Schema.Class<Annotation>("Annotation")({
   /** Last change and creation, ISO 8601 (set by the broker when a client gives none). */
   date: Schema.optional(Schema.String),
   creationDate: Schema.optional(Schema.String),
-  documentId: Schema.optional(DocumentIdRef),
+  documentId: Schema.optional(AnnotationDocumentId),
   flags: Schema.optional(AnnotationFlags),
   // What the spec leaves open, per type (docs/annotations.md):
   /** A note's, FreeText's, stamp's text; a redaction's overlay text. */
@@ -102,7 +109,7 @@ export class Annotation extends Schema.Class<Annotation>("Annotation")({
 
 export class Annotations extends Schema.Class<Annotations>("Annotations")({
   annotations: Schema.Array(Annotation)
-}) {}
+}, ReportAllErrors) {}
 
 /** The body of DELETE /annotation: the annotations to remove, by ID (their other fields, if sent, are not read). */
 export class AnnotationIds extends Schema.Class<AnnotationIds>("AnnotationIds")({

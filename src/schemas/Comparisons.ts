@@ -4,7 +4,7 @@
  */
 import { Schema } from "effect"
 import { Rect } from "./Content.ts"
-import { DocumentIdParam, DocumentIdRef } from "./Document.ts"
+import { DocumentIdParam, DocumentIdRef, ReportAllErrors } from "./Document.ts"
 import { DocumentIdInBody, OrderIdRef, OrderState } from "./Orders.ts"
 
 export class ComparisonRequest extends Schema.Class<ComparisonRequest>("ComparisonRequest")({
@@ -15,7 +15,7 @@ export class ComparisonRequest extends Schema.Class<ComparisonRequest>("Comparis
   /** Colour of the differences and of the unchanged content: #RRGGBB, #RGB, rgb(r,g,b) or a CSS colour name. */
   highlightColor: Schema.optional(Schema.String),
   lowlightColor: Schema.optional(Schema.String)
-}) {}
+}, ReportAllErrors) {}
 
 export class ComparisonOrderCreated extends Schema.Class<ComparisonOrderCreated>("ComparisonOrderCreated")({
   comparisonOrderId: OrderIdRef

@@ -4,6 +4,12 @@
 import { HttpApiSchema } from "@effect/platform"
 import { Schema } from "effect"
 
+/**
+ * Annotations of a request body's class: every problem of the body is reported, not only the first
+ * (on the class's transformation, where its fields are decoded).
+ */
+export const ReportAllErrors = [undefined, { parseOptions: { errors: "all" } }] as const
+
 /** The `{id}` object the spec calls DocumentId. */
 export class DocumentIdRef extends Schema.Class<DocumentIdRef>("DocumentIdRef")({
   id: Schema.String

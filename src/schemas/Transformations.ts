@@ -4,7 +4,7 @@
  */
 import { Schema } from "effect"
 import { Annotations } from "./Annotations.ts"
-import { DocumentIdRef } from "./Document.ts"
+import { DocumentIdRef, ReportAllErrors } from "./Document.ts"
 import { DocumentIdInBody, OrderIdRef, OrderState } from "./Orders.ts"
 
 const PageIndex = Schema.Int.pipe(Schema.nonNegative({ message: () => "pages are 0-based page indices" }))
@@ -40,7 +40,7 @@ export class TransformationRequest extends Schema.Class<TransformationRequest>("
   ),
   /** Redactions (RedactText, Redact) are applied for real; other annotations are written into the result. */
   annotations: Schema.optional(Schema.NullOr(Annotations))
-}) {}
+}, ReportAllErrors) {}
 
 export class TransformationOrderCreated extends Schema.Class<TransformationOrderCreated>("TransformationOrderCreated")({
   transformationOrderId: OrderIdRef

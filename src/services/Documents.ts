@@ -181,6 +181,9 @@ export class Documents extends Effect.Service<Documents>()("docstack/Documents",
         return target
       })
 
+    /** The title a document was given, else the /Title its PDF carries: what results and downloads are named by. */
+    const titleOf = (doc: DocumentRecord) => doc.title ?? doc.renditionInfo?.["Title"] ?? null
+
     const notPages = (target: ContainerTarget) =>
       new DocumentProcessingFailed({
         documentId: target.id,
@@ -672,9 +675,9 @@ export class Documents extends Effect.Service<Documents>()("docstack/Documents",
         return Option.fromNullable(pages?.length)
       }),
 
-      /** The document's title, if it has one. */
+      /** The document's title, if it has one: the one it was given, else its PDF's own /Title. */
       title: Effect.fn("Documents.title")((documentId: string) =>
-        resolve(documentId).pipe(Effect.map((target) => Option.fromNullable(target.kind === "container" ? target.title : target.doc.title)))
+        resolve(documentId).pipe(Effect.map((target) => Option.fromNullable(target.kind === "container" ? target.title : titleOf(target.doc))))
       ),
 
       /** The document's PDF (its conversion awaited) and pages: what transformations and comparisons work on. */
@@ -682,7 +685,7 @@ export class Documents extends Effect.Service<Documents>()("docstack/Documents",
         const doc = yield* ready(documentId)
         const pages = yield* pagesOf(doc)
         const pdf = yield* pdfOf(doc)
-        return { documentId: doc.id, title: doc.title, pages, pdf }
+        return { documentId: doc.id, title: titleOf(doc), pages, pdf }
       }),
 
       /** JSON derived from a PDF (by content hash), computed once and kept in the derived cache. */

@@ -108,13 +108,14 @@ export class Transformations extends Effect.Service<Transformations>()("docstack
       })
 
     /**
-     * A source's bookmarks on the pages `pageOf` places them (each opening where it did, on pages
-     * shown unrotated). Only for sources without redactions: a title could name what was redacted.
+     * A source's bookmarks on the pages `pageOf` places them, each opening where it did on pages
+     * shown unrotated (a bookmark to the page's top, as one that fits the page, shows the whole
+     * page). Only for sources without redactions: a title could name what was redacted.
      */
     const outlineOnPages = (bookmarks: ReadonlyArray<Bookmark>, geometries: ReadonlyArray<PageGeometry>, pageOf: (sourcePage: number) => number | undefined) =>
       moveBookmarks(bookmarks, pageOf, (bookmark) => {
         const g = geometries[bookmark.page]
-        return g === undefined || g.rotation !== 0 ? undefined : g.y0 + g.height - bookmark.textPosition
+        return g === undefined || g.rotation !== 0 || bookmark.textPosition <= 0 ? undefined : g.y0 + g.height - bookmark.textPosition
       })
 
     /** Carries out an order: the work behind POST /transformations. */

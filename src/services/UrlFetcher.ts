@@ -9,7 +9,7 @@
 import { Config, Data, Duration, Effect, Stream } from "effect"
 import { lookup, type LookupAddress } from "node:dns"
 import { createReadStream } from "node:fs"
-import { realpath } from "node:fs/promises"
+import { realpath, stat } from "node:fs/promises"
 import * as http from "node:http"
 import * as https from "node:https"
 import { BlockList, isIP, type LookupFunction } from "node:net"
@@ -80,7 +80,7 @@ export class UrlFetcher extends Effect.Service<UrlFetcher>()("docstack/UrlFetche
         if (!nodePath.isAbsolute(file)) return yield* refuse(`'${file}' is not an absolute path`)
         const realRoots = yield* Effect.promise(() => Promise.all(fileRoots.map((root) => realpath(root).catch(() => nodePath.resolve(root)))))
         const within = (roots: ReadonlyArray<string>, candidate: string) =>
-          roots.some((root) => candidate.startsWith(root.endsWith(nodePath.sep) ? root : root + nodePath.sep))
+          roots.some((root) => candidate === root || candidate.startsWith(root.endsWith(nodePath.sep) ? root : root + nodePath.sep))
         const outside = () => refuse(`${file} is outside the directories local files may be loaded from (FILE_URL_ROOTS)`)
         // Checked before touching the file (whether a file outside exists is none of the caller's business),
         // against the roots as written or as resolved (a root may be a link), then after links against the resolved roots.
@@ -88,6 +88,8 @@ export class UrlFetcher extends Effect.Service<UrlFetcher>()("docstack/UrlFetche
         if (!within(fileRoots.map((root) => nodePath.resolve(root)), given) && !within(realRoots, given)) return yield* outside()
         const real = yield* Effect.tryPromise({ try: () => realpath(file), catch: () => unreachable(`${file} does not exist or cannot be read`) })
         if (!within(realRoots, real)) return yield* outside()
+        const isFile = yield* Effect.promise(() => stat(real).then((s) => s.isFile(), () => false))
+        if (!isFile) return yield* refuse(`${file} is not a file (a directory cannot be loaded as a document)`)
         return {
           body: Stream.fromAsyncIterable(createReadStream(real), (e) => unreachable(`Reading ${file} failed: ${String(e)}`)),
           fileName: nodePath.basename(real)

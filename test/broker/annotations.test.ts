@@ -73,6 +73,8 @@ layer(brokerTestLayer({ ...defaultBackend.config, ANNOTATION_POLICY_FILE: policy
       expect(h).toMatchObject({ ...highlight, documentId: { id }, origin: "store" })
       expect(n).toMatchObject({ ...note, replies: [note.replies[0], { creator: "Bob", contents: "Thanks" }] })
       expect(k).toMatchObject(ink)
+      // Flags a client left out show as the defaults: printed, nothing else.
+      expect(k.flags).toEqual({ hidden: false, readonly: false, locked: false, print: true })
       expect(l).toMatchObject(line)
       for (const a of listed) {
         expect(a.id.id).toMatch(/^a_/)
@@ -104,6 +106,13 @@ layer(brokerTestLayer({ ...defaultBackend.config, ANNOTATION_POLICY_FILE: policy
       expect(sticker.status).toBe(400)
       // One sentence naming the types, not one issue per type.
       expect(sticker.json.message).toMatch(/^The request does not match the API: annotations\.0\.type: Expected one of "Highlight", .*"RedactText", actual "Sticker"$/)
+      // Every problem of a body is named, not only the first.
+      const twoBad = yield* call(url, json("PUT", { annotations: [{ ...ink, color: { r: 256, g: 0, b: 0 }, opacity: 2 }, { ...ink, page: 40, inkList: [] }] }))
+      expect(twoBad.status).toBe(400)
+      expect(twoBad.json.message).toContain("color.r")
+      expect(twoBad.json.message).toContain("opacity")
+      const pageAndStrokes = yield* call(url, json("PUT", { annotations: [{ ...ink, page: 40, inkList: [] }] }))
+      expect(pageAndStrokes.json.message).toMatch(/page 40 does not exist.*needs inkList/)
       const badReason = yield* call(url, json("PUT", { annotations: [{ type: "Redact", page: 0, position: ink.position, redactReason: "XYZ" }] }))
       expect(badReason.status).toBe(400)
       expect(badReason.json.message).toContain("redactReason 'XYZ' is not one of the policy's (PERSONAL_DATA")

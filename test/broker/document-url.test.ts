@@ -138,6 +138,12 @@ describe("documentUrl", () => {
           const reply = yield* load(base, body)
           expect(reply.status, JSON.stringify(body)).toBe(400)
         }
+        // A directory, a root included, is not a document.
+        for (const url of [rootWithEscape, linkedRoot]) {
+          const reply = yield* load(base, { url })
+          expect(reply.status, url).toBe(400)
+          expect(reply.json.message, url).toContain("is not a file")
+        }
         for (const url of [`${officeDir}/no-such-file.docx`, `${origin}/nothing-here`, "http://127.0.0.1:65000/x.pdf"]) {
           const reply = yield* load(base, { url })
           expect(reply.status, url).toBe(500)

@@ -113,6 +113,14 @@ layer(brokerTestLayer(defaultBackend.config), { timeout: 300_000 })("transformat
       })
       const mergedMarks = yield* bookmarks(merged.order.transformationResultDocumentID.id)
       expect(mergedMarks.map((m) => [m.title, m.page])).toEqual([["paper.pdf", 0], ["nested.pdf", 2]])
+      // Without a given title, a document goes by its PDF's own /Title.
+      const book = yield* uploadOk(base, corpusFile("pdf/freeculture.pdf"))
+      const untitled = yield* transform(base, {
+        transformationDetails: [{ transformationElements: [{ documentId: book, pagesSelectionList: [{ minPage: 0, maxPage: 9 }] }, { documentId: nested }] }]
+      })
+      const untitledMarks = yield* bookmarks(untitled.order.transformationResultDocumentID.id)
+      expect(untitledMarks.map((m) => m.title)).toEqual(["Free Culture", "nested.pdf"])
+      expect((yield* call(`${base}/documents/${untitled.order.transformationResultDocumentID.id}`)).json.documentTitle).toBe("Free Culture")
       expect(flat(mergedMarks[1]!.children)).toEqual(source.map(([title, page]) => [title, page + 2]))
       // A bookmark opens where its source opened (same place on the page).
       const sourceFirst = (yield* bookmarks(nested))[0]!
@@ -192,7 +200,8 @@ layer(brokerTestLayer(defaultBackend.config), { timeout: 300_000 })("transformat
     Effect.gen(function*() {
       const base = yield* BrokerUrl
       const paper = yield* uploadOk(base, corpusFile("pdf/tracemonkey.pdf"))
-      const stamp = { type: "Stamp", page: 1, position: { x: 400, y: 40, w: 150, h: 40 }, stampName: "Approved", contents: "APPROVED" }
+      // The document named as a string, as an element's may be.
+      const stamp = { type: "Stamp", page: 1, position: { x: 400, y: 40, w: 150, h: 40 }, stampName: "Approved", contents: "APPROVED", documentId: paper }
       const done = yield* transform(base, {
         transformationDetails: [{ transformationElements: [{ documentId: paper, pagesSelectionList: [{ minPage: 1, maxPage: 1 }, { minPage: 0, maxPage: 1 }] }] }],
         annotations: { annotations: [stamp] }

@@ -229,14 +229,19 @@ describe("diffPageImages", () => {
 })
 
 describe("parseColor", () => {
-  it("reads hex, rgb() and a few names; refuses the rest", () => {
+  it("reads CSS colours: hex, rgb() in its forms, every name; refuses the rest and transparent ones", () => {
     expect(parseColor("#FF8000")).toEqual([255, 128, 0])
     expect(parseColor("#f80")).toEqual([255, 136, 0])
     expect(parseColor("00ff00")).toEqual([0, 255, 0])
     expect(parseColor(" rgb(12, 34,56) ")).toEqual([12, 34, 56])
+    expect(parseColor("rgb(1 2 3)")).toEqual([1, 2, 3])
+    expect(parseColor("rgb(10%, 20%, 30%)")).toEqual([26, 51, 77])
+    // Out of range, as CSS does: clamped.
+    expect(parseColor("rgb(300, 0, 0)")).toEqual([255, 0, 0])
     expect(parseColor("Red")).toEqual([255, 0, 0])
     expect(parseColor("grey")).toEqual([128, 128, 128])
-    for (const bad of ["", "#12345", "#GGGGGG", "rgb(256,0,0)", "rgb(1,2)", "reddish", "rgba(1,2,3,0.5)"]) expect(parseColor(bad)).toBeUndefined()
+    expect(parseColor("RebeccaPurple")).toEqual([102, 51, 153])
+    for (const bad of ["", "#12345", "#GGGGGG", "rgb(1,2)", "reddish", "rgba(1,2,3,0.5)", "transparent"]) expect(parseColor(bad)).toBeUndefined()
   })
 })
 

@@ -6,7 +6,7 @@
  */
 import { Config, Effect, Option } from "effect"
 import { randomBytes } from "node:crypto"
-import { Annotation, type AnnotationIds, AnnotationNotFound, Annotations as AnnotationList, type AnnotationFileType } from "../../schemas/Annotations.ts"
+import { Annotation, AnnotationFlags, type AnnotationIds, AnnotationNotFound, Annotations as AnnotationList, type AnnotationFileType } from "../../schemas/Annotations.ts"
 import { DocumentIdRef, InvalidRequest } from "../../schemas/Document.ts"
 import { Documents } from "../Documents.ts"
 import { AnnotationPolicies } from "./AnnotationPolicies.ts"
@@ -24,10 +24,8 @@ export const AnnotationsConfig = Config.all({
 
 const newAnnotationId = () => `a_${randomBytes(12).toString("base64url")}`
 
-/** What is wrong with an annotation for a document of `pageCount` pages (unknown: not checked), if anything. */
-const problemOf = (a: Annotation, pageCount: number | undefined): string | undefined => {
-  if (pageCount !== undefined && a.page >= pageCount) return `page ${a.page} does not exist: the document has pages 0 to ${pageCount - 1}`
-  if (a.position.w < 0 || a.position.h < 0) return "position must have a width and height of 0 or more"
+/** What its type needs that the annotation lacks, if anything. */
+const shapeProblem = (a: Annotation): string | undefined => {
   const points = a.points?.length ?? 0
   switch (a.type) {
     case "Ink":
@@ -43,6 +41,16 @@ const problemOf = (a: Annotation, pageCount: number | undefined): string | undef
   }
 }
 
+/** Everything wrong with an annotation for a document of `pageCount` pages (unknown: not checked). */
+const problemsOfOne = (a: Annotation, pageCount: number | undefined): Array<string> => [
+  ...(pageCount !== undefined && a.page >= pageCount ? [`page ${a.page} does not exist: the document has pages 0 to ${pageCount - 1}`] : []),
+  ...(a.position.w < 0 || a.position.h < 0 ? ["position must have a width and height of 0 or more"] : []),
+  ...[shapeProblem(a)].filter((p) => p !== undefined)
+]
+
+/** An annotation's flags when a client gives none: shown and printed (docs/annotations.md). */
+const DEFAULT_FLAGS = new AnnotationFlags({ hidden: false, readonly: false, locked: false, print: true })
+
 /** The annotation as the broker keeps it: its ID, its document, its dates and geometry completed. */
 const completed = (a: Annotation, id: string, documentId: string, now: string, created: string | undefined, origin: "store" | "file") =>
   new Annotation({
@@ -51,6 +59,7 @@ const completed = (a: Annotation, id: string, documentId: string, now: string, c
     documentId: new DocumentIdRef({ id: documentId }),
     date: a.date ?? now,
     creationDate: a.creationDate ?? created ?? now,
+    flags: a.flags ?? DEFAULT_FLAGS,
     origin,
     quadPoints: quadPointsOf(a)
   })
@@ -93,11 +102,11 @@ export class Annotations extends Effect.Service<Annotations>()("docstack/Annotat
       before: (a: Annotation) => Annotation | undefined = () => undefined
     ) =>
       annotations.flatMap((a, i) => {
-        const problem = problemOf(a, pageCountOf(a)) ??
-          (a.redactReason !== undefined && !redactReasons.has(a.redactReason) && before(a)?.redactReason !== a.redactReason
-            ? `redactReason '${a.redactReason}' is not one of the policy's (${[...redactReasons].join(", ")})`
-            : undefined)
-        return problem === undefined ? [] : [`${label}[${i}] (${a.type}): ${problem}`]
+        const problems = problemsOfOne(a, pageCountOf(a))
+        if (a.redactReason !== undefined && !redactReasons.has(a.redactReason) && before(a)?.redactReason !== a.redactReason) {
+          problems.push(`redactReason '${a.redactReason}' is not one of the policy's (${[...redactReasons].join(", ")})`)
+        }
+        return problems.length === 0 ? [] : [`${label}[${i}] (${a.type}): ${problems.join(", ")}`]
       })
 
     const check = (annotations: ReadonlyArray<Annotation>, pages: ReadonlyArray<PageGeometry>, before?: (a: Annotation) => Annotation | undefined) => {

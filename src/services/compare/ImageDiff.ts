@@ -3,6 +3,7 @@
  * lowlight colour with every difference painted in the highlight colour. Pure apart from sharp's
  * decoding and encoding; the comparison order renders the pages and calls this once per page.
  */
+import colorString from "color-string"
 import sharp from "sharp"
 
 /** 0-255 RGB. */
@@ -185,45 +186,13 @@ export const diffPageImages = async (
 
 // ---- colours ------------------------------------------------------------------------------
 
-const NAMED_COLORS: Readonly<Record<string, Rgb>> = {
-  black: [0, 0, 0],
-  white: [255, 255, 255],
-  red: [255, 0, 0],
-  green: [0, 128, 0],
-  lime: [0, 255, 0],
-  blue: [0, 0, 255],
-  yellow: [255, 255, 0],
-  orange: [255, 165, 0],
-  magenta: [255, 0, 255],
-  fuchsia: [255, 0, 255],
-  cyan: [0, 255, 255],
-  aqua: [0, 255, 255],
-  purple: [128, 0, 128],
-  pink: [255, 192, 203],
-  gray: [128, 128, 128],
-  grey: [128, 128, 128],
-  silver: [192, 192, 192],
-  lightgray: [211, 211, 211],
-  lightgrey: [211, 211, 211],
-  darkgray: [169, 169, 169],
-  darkgrey: [169, 169, 169]
-}
-
 /**
- * "#RRGGBB" or "#RGB" (the "#" may be left out), "rgb(r,g,b)" with 0-255 integers, or a few CSS
- * names (red, blue, grey, ...), case-insensitive, to RGB; undefined when not a colour.
+ * A CSS colour to RGB (color-string: "#RRGGBB", "#RGB", rgb() in any of its CSS forms, the 148 CSS
+ * names, case-insensitive); a hex colour may leave out its "#". Undefined when it is not a colour,
+ * or is not opaque (a comparison paints with it: a transparent one would be a guess).
  */
 export const parseColor = (value: string): Rgb | undefined => {
-  const text = value.trim().toLowerCase()
-  const hex = /^#?([0-9a-f]{6}|[0-9a-f]{3})$/.exec(text)?.[1]
-  if (hex !== undefined) {
-    const full = hex.length === 3 ? Array.from(hex, (c) => c + c).join("") : hex
-    return [parseInt(full.slice(0, 2), 16), parseInt(full.slice(2, 4), 16), parseInt(full.slice(4, 6), 16)]
-  }
-  const rgb = /^rgb\(\s*(\d{1,3})\s*,\s*(\d{1,3})\s*,\s*(\d{1,3})\s*\)$/.exec(text)
-  if (rgb !== null) {
-    const channels = [Number(rgb[1]), Number(rgb[2]), Number(rgb[3])] as const
-    return channels.every((c) => c <= 255) ? channels : undefined
-  }
-  return NAMED_COLORS[text]
+  const text = value.trim()
+  const rgba = colorString.get.rgb(/^([0-9a-f]{3}|[0-9a-f]{6})$/i.test(text) ? `#${text}` : text)
+  return rgba === null || rgba[3] !== 1 ? undefined : [rgba[0]!, rgba[1]!, rgba[2]!]
 }

@@ -11,7 +11,7 @@ export interface OutlineEntry {
   readonly title: string
   /** 0-based page of the result. */
   readonly page: number
-  /** Where the page opens: y in PDF user space (top of the page when absent). */
+  /** Where the page opens: y in PDF user space; absent, the whole page is shown (/Fit). */
   readonly top?: number | undefined
   readonly open: boolean
   readonly children: ReadonlyArray<OutlineEntry>
@@ -59,7 +59,7 @@ export const writeOutline = (pdf: PDFDocument, entries: ReadonlyArray<OutlineEnt
       dict.set(PDFName.of("Parent"), parent)
       if (i > 0) dict.set(PDFName.of("Prev"), refs[i - 1]!)
       if (i < refs.length - 1) dict.set(PDFName.of("Next"), refs[i + 1]!)
-      dict.set(PDFName.of("Dest"), context.obj([page.ref, PDFName.of("XYZ"), PDFNull, item.top === undefined ? PDFNull : PDFNumber.of(item.top), PDFNull]))
+      dict.set(PDFName.of("Dest"), context.obj(item.top === undefined ? [page.ref, PDFName.of("Fit")] : [page.ref, PDFName.of("XYZ"), PDFNull, PDFNumber.of(item.top), PDFNull]))
       if (item.children.length > 0) {
         const { first, last } = build(item.children, refs[i]!)
         dict.set(PDFName.of("First"), first)
