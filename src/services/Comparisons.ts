@@ -7,7 +7,7 @@ import { FileSystem } from "@effect/platform"
 import { Config, Effect, Option, Schema } from "effect"
 import { ComparisonOrder, ComparisonOrderCreated, type ComparisonRequest, DifferenceResult, TextChange } from "../schemas/Comparisons.ts"
 import { DocumentIdRef, DocumentProcessingFailed, InvalidRequest } from "../schemas/Document.ts"
-import { OrderIdRef, OrderNotFound } from "../schemas/Orders.ts"
+import { OrderIdRef } from "../schemas/Orders.ts"
 import { parseColor, type Rgb } from "./compare/ImageDiff.ts"
 import { Documents } from "./Documents.ts"
 import { type OrderRecord, Orders } from "./Orders.ts"
@@ -64,12 +64,6 @@ export class Comparisons extends Effect.Service<Comparisons>()("docstack/Compari
         })
       )
 
-    const existing = (id: string) =>
-      orders.find(id).pipe(
-        Effect.flatMap(Option.match({ onNone: () => Effect.fail(OrderNotFound.of(id)), onSome: Effect.succeed })),
-        Effect.filterOrFail((order) => order.kind === "comparison", () => OrderNotFound.of(id))
-      )
-
     const hexOf = (rgb: Rgb) => `#${rgb.map((c) => c.toString(16).padStart(2, "0").toUpperCase()).join("")}`
 
     const colour = (name: string, value: string) =>
@@ -123,16 +117,10 @@ export class Comparisons extends Effect.Service<Comparisons>()("docstack/Compari
       list: orders.list("comparison").pipe(Effect.flatMap((list) => Effect.forEach(list, toComparisonOrder))),
 
       /** One order; with `timeoutMs`, once it finished or that time passed. */
-      get: Effect.fn("Comparisons.get")(function*(id: string, timeoutMs: number | undefined) {
-        yield* existing(id)
-        if (timeoutMs !== undefined && timeoutMs > 0) yield* orders.awaitFinished(id, timeoutMs)
-        return yield* toComparisonOrder(yield* existing(id))
-      }),
+      get: Effect.fn("Comparisons.get")((id: string, timeoutMs: number | undefined) =>
+        orders.poll("comparison", id, timeoutMs).pipe(Effect.flatMap(toComparisonOrder))),
 
-      remove: Effect.fn("Comparisons.remove")(function*(id: string) {
-        yield* existing(id)
-        yield* orders.remove(id)
-      }),
+      remove: Effect.fn("Comparisons.remove")((id: string) => orders.removeOne("comparison", id)),
 
       removeAll: orders.removeAll("comparison"),
 

@@ -2,9 +2,9 @@
  * Conversion orders as the API shows them: accepted for an existing document, listed, polled,
  * cancelled. The work itself is Documents.convert, run by the order workers.
  */
-import { Effect, Option } from "effect"
+import { Effect } from "effect"
 import { DocumentIdRef } from "../schemas/Document.ts"
-import { ConversionOrder, ConversionOrderCreated, OrderIdRef, OrderNotFound } from "../schemas/Orders.ts"
+import { ConversionOrder, ConversionOrderCreated, OrderIdRef } from "../schemas/Orders.ts"
 import { Documents } from "./Documents.ts"
 import { type OrderRecord, Orders } from "./Orders.ts"
 
@@ -26,12 +26,6 @@ export class Conversions extends Effect.Service<Conversions>()("docstack/Convers
     const documents = yield* Documents
     const orders = yield* Orders
 
-    const existing = (id: string) =>
-      orders.find(id).pipe(
-        Effect.flatMap(Option.match({ onNone: () => Effect.fail(OrderNotFound.of(id)), onSome: Effect.succeed })),
-        Effect.filterOrFail((order) => order.kind === "conversion", () => OrderNotFound.of(id))
-      )
-
     return {
       request: Effect.fn("Conversions.request")(function*(documentId: string, format: "pdf" | "rendered") {
         yield* documents.check(documentId)
@@ -41,12 +35,9 @@ export class Conversions extends Effect.Service<Conversions>()("docstack/Convers
 
       list: orders.list("conversion").pipe(Effect.map((list) => list.map((order) => toConversionOrder(order, false)))),
 
-      get: Effect.fn("Conversions.get")((id: string) => existing(id).pipe(Effect.map((order) => toConversionOrder(order, true)))),
+      get: Effect.fn("Conversions.get")((id: string) => orders.existing("conversion", id).pipe(Effect.map((order) => toConversionOrder(order, true)))),
 
-      remove: Effect.fn("Conversions.remove")(function*(id: string) {
-        yield* existing(id)
-        yield* orders.remove(id)
-      }),
+      remove: Effect.fn("Conversions.remove")((id: string) => orders.removeOne("conversion", id)),
 
       removeAll: orders.removeAll("conversion"),
 

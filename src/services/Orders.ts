@@ -9,7 +9,7 @@ import { SqlClient, SqlSchema } from "@effect/sql"
 import { Config, Duration, Effect, Fiber, Option, PubSub, Queue, Schema } from "effect"
 import { randomBytes } from "node:crypto"
 import { hostname } from "node:os"
-import { type OrderState, OrderState as OrderStateSchema } from "../schemas/Orders.ts"
+import { OrderNotFound, type OrderState, OrderState as OrderStateSchema } from "../schemas/Orders.ts"
 import { durationConfig } from "./DurationConfig.ts"
 import { isoUtc } from "./sql/Fragments.ts"
 
@@ -100,6 +100,39 @@ export class Orders extends Effect.Service<Orders>()("docstack/Orders", {
         return fiber ? Fiber.interruptFork(fiber) : Effect.void
       }, { discard: true })
 
+    const existing = (kind: OrderKind, id: string) =>
+      find(id).pipe(
+        Effect.flatMap(Option.match({ onNone: () => Effect.fail(OrderNotFound.of(id)), onSome: Effect.succeed })),
+        Effect.filterOrFail((order) => order.kind === kind, () => OrderNotFound.of(id))
+      )
+
+    /** Removes an order; a running one is stopped (here at once, in another process at its next heartbeat). */
+    const remove = Effect.fn("Orders.remove")(function*(id: string) {
+      const deleted = yield* sql<{ id: string }>`DELETE FROM orders WHERE id = ${id} RETURNING id`.pipe(Effect.orDie)
+      yield* interruptLocal(deleted.map((r) => r.id))
+      return deleted.length > 0
+    })
+
+    /**
+     * Waits until the order is PROCESSED or FAILED, or `timeout` passes; None when it does not
+     * exist (any more). Finishing in this process wakes the waiter at once; other processes' work
+     * is seen at the next poll.
+     */
+    const awaitFinished = (id: string, timeout: Duration.DurationInput = Duration.infinity) =>
+      Effect.scoped(Effect.gen(function*() {
+        const subscription = yield* PubSub.subscribe(events)
+        const finishedHere = Queue.take(subscription).pipe(Effect.repeat({ until: (e) => e.type === "finished" && e.id === id }))
+        const look = find(id)
+        const wait = Effect.gen(function*() {
+          while (true) {
+            const order = yield* look
+            if (Option.isNone(order) || order.value.finished) return order
+            yield* Effect.raceFirst(finishedHere, Effect.sleep(config.pollInterval))
+          }
+        })
+        return yield* wait.pipe(Effect.timeoutTo({ duration: timeout, onTimeout: () => look, onSuccess: Effect.succeed }), Effect.flatten)
+      }))
+
     return {
       owner,
       config,
@@ -120,7 +153,21 @@ export class Orders extends Effect.Service<Orders>()("docstack/Orders", {
         return id
       }),
 
-      find: Effect.fn("Orders.find")((id: string) => find(id)),
+      /** The order of that kind, or OrderNotFound (404): what GET and DELETE on an order answer. */
+      existing,
+
+      /** The order of that kind once it is finished or `timeoutMs` passed (at once without one): GET with `timeoutMs`. */
+      poll: Effect.fn("Orders.poll")(function*(kind: OrderKind, id: string, timeoutMs: number | undefined) {
+        yield* existing(kind, id)
+        if (timeoutMs !== undefined && timeoutMs > 0) yield* awaitFinished(id, timeoutMs)
+        return yield* existing(kind, id)
+      }),
+
+      /** Removes the order of that kind (404 when there is none); a running one is stopped. */
+      removeOne: Effect.fn("Orders.removeOne")(function*(kind: OrderKind, id: string) {
+        yield* existing(kind, id)
+        yield* remove(id)
+      }),
 
       list: Effect.fn("Orders.list")((kind: OrderKind) => rows(sql`SELECT ${columns} FROM orders WHERE kind = ${kind} ORDER BY queued_at, id`)),
 
@@ -133,13 +180,6 @@ export class Orders extends Effect.Service<Orders>()("docstack/Orders", {
         )
       ),
 
-      /** Removes an order; a running one is stopped (here at once, in another process at its next heartbeat). */
-      remove: Effect.fn("Orders.remove")(function*(id: string) {
-        const deleted = yield* sql<{ id: string }>`DELETE FROM orders WHERE id = ${id} RETURNING id`.pipe(Effect.orDie)
-        yield* interruptLocal(deleted.map((r) => r.id))
-        return deleted.length > 0
-      }),
-
       removeAll: Effect.fn("Orders.removeAll")(function*(kind: OrderKind) {
         const deleted = yield* sql<{ id: string }>`DELETE FROM orders WHERE kind = ${kind} RETURNING id`.pipe(Effect.orDie)
         yield* interruptLocal(deleted.map((r) => r.id))
@@ -151,25 +191,7 @@ export class Orders extends Effect.Service<Orders>()("docstack/Orders", {
         yield* interruptLocal(deleted.map((r) => r.id))
       }),
 
-      /**
-       * Waits until the order is PROCESSED or FAILED, or `timeout` passes; None when it does not
-       * exist (any more). Finishing in this process wakes the waiter at once; other processes' work
-       * is seen at the next poll.
-       */
-      awaitFinished: (id: string, timeout: Duration.DurationInput = Duration.infinity) =>
-        Effect.scoped(Effect.gen(function*() {
-          const subscription = yield* PubSub.subscribe(events)
-          const finishedHere = Queue.take(subscription).pipe(Effect.repeat({ until: (e) => e.type === "finished" && e.id === id }))
-          const look = find(id)
-          const wait = Effect.gen(function*() {
-            while (true) {
-              const order = yield* look
-              if (Option.isNone(order) || order.value.finished) return order
-              yield* Effect.raceFirst(finishedHere, Effect.sleep(config.pollInterval))
-            }
-          })
-          return yield* wait.pipe(Effect.timeoutTo({ duration: timeout, onTimeout: () => look, onSuccess: Effect.succeed }), Effect.flatten)
-        })),
+      awaitFinished,
 
       /** Waits until an order may be there to claim: one queued here, or a poll interval. */
       awaitWork: Effect.scoped(

@@ -111,29 +111,25 @@ export class PdfEngine extends Effect.Service<PdfEngine>()("docstack/PdfEngine",
       return { width: descriptor.width, rotation: descriptor.rotation, filters: descriptor.filters, maxPixels: config.maxImagePixels }
     }
 
-    /** Counted in the load; a worker that crashed or could not start is a broken engine, not a bad document (a defect). */
-    function counted<A, E>(effect: Effect.Effect<A, E | WorkerError>) {
-      return Effect.acquireUseRelease(Effect.sync(() => inFlight++), () => effect, () => Effect.sync(() => inFlight--)).pipe(
-        Effect.catchIf((e: E | WorkerError) => (e as { _tag?: string })._tag === "WorkerError", Effect.die)
-      ) as Effect.Effect<A, Exclude<E, WorkerError>>
-    }
-
-    /** Counted, and bounded by RENDER_TIMEOUT. */
+    /** Bounded by RENDER_TIMEOUT: a request about one page or one lookup. */
     function withLimits<A, E>(effect: Effect.Effect<A, E | WorkerError>) {
       return bounded(effect, config.timeout)
     }
 
+    /** Bounded by DOCUMENT_WORK_TIMEOUT: whole-document work of an order. */
     function withDocumentLimits<A, E>(effect: Effect.Effect<A, E | WorkerError>) {
       return bounded(effect, config.documentWorkTimeout)
     }
 
+    /** Counted in the load and bounded by `timeout`; a worker that crashed or could not start is a broken engine, not a bad document (a defect). */
     function bounded<A, E>(effect: Effect.Effect<A, E | WorkerError>, timeout: Duration.Duration) {
-      return counted(effect).pipe(
+      return Effect.acquireUseRelease(Effect.sync(() => inFlight++), () => effect, () => Effect.sync(() => inFlight--)).pipe(
         Effect.timeoutFail({
           duration: timeout,
           onTimeout: () => new PdfOperationFailed({ message: `The PDF engine took longer than ${Duration.format(timeout)}` })
-        })
-      )
+        }),
+        Effect.catchIf((e: E | WorkerError | PdfOperationFailed) => (e as { _tag?: string })._tag === "WorkerError", Effect.die)
+      ) as Effect.Effect<A, Exclude<E, WorkerError> | PdfOperationFailed>
     }
   }),
   dependencies: [NodeWorker.layerManager]

@@ -10,8 +10,8 @@ import { Effect, Option, Schema } from "effect"
 import { createHash } from "node:crypto"
 import type { Annotation } from "../schemas/Annotations.ts"
 import type { Bookmark } from "../schemas/Content.ts"
-import { type AnnotationsInFile, DocumentIdRef, DocumentProcessingFailed, InvalidRequest } from "../schemas/Document.ts"
-import { OrderIdRef, OrderNotFound } from "../schemas/Orders.ts"
+import { type AnnotationsInFile, DocumentIdRef, DocumentProcessingFailed, type FileFormatParam, InvalidRequest } from "../schemas/Document.ts"
+import { OrderIdRef } from "../schemas/Orders.ts"
 import { TransformationOrder, TransformationOrderCreated, TransformationRequest } from "../schemas/Transformations.ts"
 import { toPdfAnnotation } from "./annotations/AnnotationModel.ts"
 import { Annotations } from "./annotations/Annotations.ts"
@@ -68,12 +68,6 @@ export class Transformations extends Effect.Service<Transformations>()("docstack
     const engine = yield* PdfEngine
     const fs = yield* FileSystem.FileSystem
     const annotationService = yield* Annotations
-
-    const existing = (id: string) =>
-      orders.find(id).pipe(
-        Effect.flatMap(Option.match({ onNone: () => Effect.fail(OrderNotFound.of(id)), onSome: Effect.succeed })),
-        Effect.filterOrFail((order) => order.kind === "transformation", () => OrderNotFound.of(id))
-      )
 
     /** What can be checked before the order is queued: documents, ranges and annotations' pages (where the page count is known), the annotations themselves. */
     const validate = (body: TransformationRequest) =>
@@ -219,27 +213,45 @@ export class Transformations extends Effect.Service<Transformations>()("docstack
         return yield* fs.readFile(file!).pipe(Effect.orDie)
       }))
 
+    /**
+     * The document's PDF with its annotations: redactions applied for real, the others as annotation
+     * objects ("embed") or drawn into the pages ("flatten"). Kept in the derived cache, per set of
+     * annotations; without annotations, the rendition itself.
+     */
+    const annotatedPdf = Effect.fn("Transformations.annotatedPdf")(function*(documentId: string, mode: Exclude<AnnotationsInFile, "none">) {
+      const { annotations, pages, fileHasAnnotations } = yield* annotationService.inPdfSpace(documentId)
+      // Nothing to write nor to take out: the rendition as it is.
+      if (annotations.length === 0 && !fileHasAnnotations) return yield* documents.file(documentId, "pdf")
+      const redactions = annotations.filter((a) => a.subtype === "Redact")
+      const others = annotations.filter((a) => a.subtype !== "Redact")
+      const title = Option.getOrUndefined(yield* documents.title(documentId))
+      const key = createHash("sha256").update(JSON.stringify([mode, annotations, title])).digest("hex").slice(0, 32)
+      return yield* documents.derivedPdf(documentId, `annotated-${key}.pdf`, (pdf) =>
+        Effect.gen(function*() {
+          const outline = redactions.length > 0 ? [] : outlineOnPages((yield* documents.bookmarks(documentId)).bookmarks, pages, (page) => page)
+          return yield* transformOne({
+            sources: [{ ...pdf, redactions: redactions.flatMap(regionsOf) }],
+            outputs: [{ pages: pages.map((_, page) => ({ source: 0, page })), annotations: others, annotationMode: mode === "embed" ? "objects" : "flatten", outline, title, replaceOwnAnnotations: true }]
+          })
+        }).pipe(Effect.mapError((e) => new DocumentProcessingFailed({ documentId, message: `Writing the annotations into the PDF failed: ${e.message}` }))))
+    })
+
     return {
       run,
 
       /**
-       * The document's PDF with its annotations: redactions applied for real, the others as annotation
-       * objects ("embed") or drawn into the pages ("flatten"). Kept in the derived cache, per set of
-       * annotations; without annotations, the rendition itself.
+       * GET /documents/{id}/file: the file as `format` asks, or (annotations embed or flatten) its
+       * PDF with its annotations, which only the PDF can carry.
        */
-      annotatedPdf: Effect.fn("Transformations.annotatedPdf")(function*(documentId: string, mode: Exclude<AnnotationsInFile, "none">) {
-        const { annotations, pages } = yield* annotationService.inPdfSpace(documentId)
-        const redactions = annotations.filter((a) => a.subtype === "Redact")
-        const others = annotations.filter((a) => a.subtype !== "Redact")
-        const outline = redactions.length > 0 ? [] : outlineOnPages((yield* documents.bookmarks(documentId)).bookmarks, pages, (page) => page)
-        const title = Option.getOrUndefined(yield* documents.title(documentId))
-        const key = createHash("sha256").update(JSON.stringify([mode, annotations, title])).digest("hex").slice(0, 32)
-        return yield* documents.derivedPdf(documentId, `annotated-${key}.pdf`, (pdf) =>
-          transformOne({
-            sources: [{ ...pdf, redactions: redactions.flatMap(regionsOf) }],
-            outputs: [{ pages: pages.map((_, page) => ({ source: 0, page })), annotations: others, annotationMode: mode === "embed" ? "objects" : "flatten", outline, title }]
-          }).pipe(Effect.mapError((e) => new DocumentProcessingFailed({ documentId, message: `Writing the annotations into the PDF failed: ${e.message}` }))))
+      file: Effect.fn("Transformations.file")(function*(documentId: string, format: typeof FileFormatParam.Type["format"], annotations: AnnotationsInFile | undefined) {
+        if (annotations === undefined || annotations === "none") return yield* documents.file(documentId, format)
+        if (format !== "pdf" && format !== "rendered") return yield* new InvalidRequest({ message: "annotations go with format=pdf: only the PDF carries them" })
+        return yield* annotatedPdf(documentId, annotations)
       }),
+
+      /** GET /documents/{id}/printable: the PDF with its annotations drawn in (or as `annotations` asks). */
+      printable: (documentId: string, annotations: AnnotationsInFile) =>
+        annotations === "none" ? documents.printable(documentId) : annotatedPdf(documentId, annotations),
 
       request: Effect.fn("Transformations.request")(function*(body: TransformationRequest) {
         yield* validate(body)
@@ -251,16 +263,10 @@ export class Transformations extends Effect.Service<Transformations>()("docstack
       list: orders.list("transformation").pipe(Effect.map((list) => list.map(toTransformationOrder))),
 
       /** One order; with `timeoutMs`, once it finished or that time passed. */
-      get: Effect.fn("Transformations.get")(function*(id: string, timeoutMs: number | undefined) {
-        yield* existing(id)
-        if (timeoutMs !== undefined && timeoutMs > 0) yield* orders.awaitFinished(id, timeoutMs)
-        return toTransformationOrder(yield* existing(id))
-      }),
+      get: Effect.fn("Transformations.get")((id: string, timeoutMs: number | undefined) =>
+        orders.poll("transformation", id, timeoutMs).pipe(Effect.map(toTransformationOrder))),
 
-      remove: Effect.fn("Transformations.remove")(function*(id: string) {
-        yield* existing(id)
-        yield* orders.remove(id)
-      }),
+      remove: Effect.fn("Transformations.remove")((id: string) => orders.removeOne("transformation", id)),
 
       removeAll: orders.removeAll("transformation")
     }

@@ -149,11 +149,23 @@ layer(brokerTestLayer({ ...defaultBackend.config, ANNOTATION_POLICY_FILE: policy
         expect(a.quadPoints.length).toBeGreaterThan(0)
       }
       const [first, ...rest] = listed
+      // A download with the annotations holds each once: the file's own are not added again.
+      const inDownload = (query: string) =>
+        call(`${base}/documents/${id}/file?format=pdf&annotations=${query}`).pipe(
+          Effect.flatMap((download) => uploadOk(base, download.bytes)),
+          Effect.flatMap((copy) => call(`${base}/annotation?documentId=${copy}`)),
+          Effect.map((reply) => (reply.json.annotations as Array<any>).map((a) => [a.type, a.contents ?? null]))
+        )
+      expect(yield* inDownload("embed")).toEqual(listed.map((a) => [a.type, a.contents ?? null]))
       expect((yield* call(url, json("POST", { annotations: [{ ...first, contents: "Seen" }] }))).status).toBe(200)
       const updated = (yield* call(url)).json.annotations as Array<any>
       expect(updated.find((a) => a.id.id === first.id.id)).toMatchObject({ contents: "Seen", origin: "file" })
       expect((yield* call(url, json("DELETE", { annotations: [first] }))).status).toBe(200)
       expect(((yield* call(url)).json.annotations as Array<any>).map((a) => a.id.id)).toEqual(rest.map((a) => a.id.id))
+      // The deleted one is gone from downloads too, and the edit shows in place of the original.
+      expect(yield* inDownload("embed")).toEqual(rest.map((a) => [a.type, a.contents ?? null]))
+      const flattened = (yield* call(`${base}/documents/${id}/file?format=pdf&annotations=flatten`)).bytes
+      expect((yield* call(`${base}/annotation?documentId=${yield* uploadOk(base, flattened)}`)).json.annotations).toEqual([])
       // The file itself is unchanged.
       const original = yield* call(`${base}/documents/${id}/file`)
       expect(Buffer.compare(original.bytes, corpusFile("pdf/annotation-highlight.pdf"))).toBe(0)

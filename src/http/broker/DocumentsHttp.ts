@@ -1,9 +1,9 @@
 import { HttpApiBuilder, HttpServerResponse } from "@effect/platform"
 import { Effect, Stream } from "effect"
-import { type DocumentNotFound, type DocumentProcessingFailed, InvalidRequest } from "../../schemas/Document.ts"
+import { InvalidRequest } from "../../schemas/Document.ts"
 import { Annotations } from "../../services/annotations/Annotations.ts"
 import { Conversions } from "../../services/Conversions.ts"
-import { Documents, type FileContent } from "../../services/Documents.ts"
+import { Documents } from "../../services/Documents.ts"
 import { Transformations } from "../../services/Transformations.ts"
 import { fileResponse, parseRange, rangeResponse } from "../FileResponse.ts"
 import { BrokerApi } from "./Api.ts"
@@ -29,15 +29,8 @@ export const DocumentsHttpLive = HttpApiBuilder.group(BrokerApi, "documents", (h
       })
       .handle("registerLayout", ({ payload }) => documents.registerLayout(payload))
       .handle("metadata", ({ path }) => documents.metadata(path.documentId))
-      .handle("file", ({ path, urlParams }) => {
-        const { annotations, format } = urlParams
-        const content: Effect.Effect<FileContent, InvalidRequest | DocumentNotFound | DocumentProcessingFailed> = annotations === undefined || annotations === "none"
-          ? documents.file(path.documentId, format)
-          : format === "pdf" || format === "rendered"
-          ? transformations.annotatedPdf(path.documentId, annotations)
-          : Effect.fail(new InvalidRequest({ message: "annotations go with format=pdf: only the PDF carries them" }))
-        return Effect.map(content, (f) => fileResponse(f))
-      })
+      .handle("file", ({ path, urlParams }) =>
+        transformations.file(path.documentId, urlParams.format, urlParams.annotations).pipe(Effect.map((f) => fileResponse(f))))
       .handle("fileChunk", ({ headers, path, urlParams }) =>
         documents.file(path.documentId, urlParams.format).pipe(
           Effect.flatMap((file) => parseRange(headers.range, file.size).pipe(Effect.map((range) => rangeResponse(file, range))))
@@ -57,9 +50,7 @@ export const DocumentsHttpLive = HttpApiBuilder.group(BrokerApi, "documents", (h
       .handle("destinations", ({ path }) => documents.destinations(path.documentId))
       .handle("signatures", ({ path }) => documents.signatures(path.documentId))
       .handle("printable", ({ path, urlParams }) =>
-        (urlParams.annotations === "none" ? documents.printable(path.documentId) : transformations.annotatedPdf(path.documentId, urlParams.annotations)).pipe(
-          Effect.map((f) => fileResponse(f, "inline"))
-        ))
+        transformations.printable(path.documentId, urlParams.annotations).pipe(Effect.map((f) => fileResponse(f, "inline"))))
       .handle("conversions", ({ path }) => conversions.forDocument(path.documentId))
       .handle("annotationsFile", ({ path }) =>
         annotations.xfdf(path.documentId).pipe(

@@ -124,9 +124,11 @@ export class Annotations extends Effect.Service<Annotations>()("docstack/Annotat
     /** Every annotation of the document in PDF space, with the geometry of its pages: for files written with them. */
     const inPdfSpace = (documentId: string) =>
       current(documentId).pipe(
-        Effect.map(({ all, pages }) => ({
+        Effect.map(({ all, pages, fileIds }) => ({
           pages,
-          annotations: all.flatMap((a) => (pages[a.page] ? [toPdfAnnotation(a, a.id!.id, pages[a.page]!)] : []))
+          annotations: all.flatMap((a) => (pages[a.page] ? [toPdfAnnotation(a, a.id!.id, pages[a.page]!)] : [])),
+          /** Whether the file holds annotations of its own (shown, changed or deleted). */
+          fileHasAnnotations: fileIds.size > 0
         }))
       )
 

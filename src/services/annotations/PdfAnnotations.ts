@@ -528,6 +528,30 @@ const addAnnot = (page: PDFPage, ref: PDFRef) => {
  * drawing by their base letter or "?"; the annotation's /Contents keeps them), pages that do not
  * exist.
  */
+/**
+ * Removes from every page the annotations of the types the broker keeps (replies included) and
+ * their pop-ups: before the document's annotations, as the broker lists them, are written back in
+ * their place (its own ones edited or deleted by users included), so that none is there twice.
+ */
+export const dropKeptAnnotations = (pdf: PDFDocument) => {
+  for (const page of pdf.getPages()) {
+    const annots = page.node.lookupMaybe(key("Annots"), PDFArray)
+    if (annots === undefined) continue
+    const entries = annots.asArray().map((ref) => ({ ref, dict: pdf.context.lookupMaybe(ref, PDFDict) }))
+    const kept = (dict: PDFDict | undefined) => {
+      const subtype = dict?.lookupMaybe(key("Subtype"), PDFName)?.decodeText()
+      return subtype !== undefined && isPdfAnnotationSubtype(subtype)
+    }
+    const dropped = new Set(entries.filter((e) => kept(e.dict)).map((e) => e.ref.toString()))
+    const isDroppedPopup = (dict: PDFDict | undefined) =>
+      dict?.lookupMaybe(key("Subtype"), PDFName)?.decodeText() === "Popup" && dropped.has(String(dict.get(key("Parent"))))
+    const remaining = entries.filter((e) => !dropped.has(e.ref.toString()) && !isDroppedPopup(e.dict)).map((e) => e.ref)
+    if (remaining.length === entries.length) continue
+    if (remaining.length === 0) page.node.delete(key("Annots"))
+    else page.node.set(key("Annots"), pdf.context.obj(remaining))
+  }
+}
+
 export const writeAnnotations = (
   pdf: PDFDocument,
   annotations: ReadonlyArray<PdfAnnotation>,

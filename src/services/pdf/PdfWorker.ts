@@ -17,7 +17,7 @@ import { PDFDocument, type PDFPage } from "pdf-lib"
 import sharp from "sharp"
 import { Bookmark, NamedDestination, SignatureInfo, Signatures, type TextPosition } from "../../schemas/Content.ts"
 import { pageGeometries } from "../annotations/PageSpace.ts"
-import { readAnnotations, writeAnnotations } from "../annotations/PdfAnnotations.ts"
+import { dropKeptAnnotations, readAnnotations, writeAnnotations } from "../annotations/PdfAnnotations.ts"
 import { diffPageImages } from "../compare/ImageDiff.ts"
 import { diffText } from "../compare/TextDiff.ts"
 import { writeOutline } from "./Outline.ts"
@@ -414,6 +414,7 @@ const handlers = WorkerRunner.layerSerialized(PdfRequest, {
             if (indices.length > 0) copied.set(source, await result.copyPages(doc, indices))
           }
           for (const p of output.pages) result.addPage(copied.get(p.source)!.shift()!)
+          if (output.replaceOwnAnnotations === true) dropKeptAnnotations(result)
           writeAnnotations(result, output.annotations, output.annotationMode)
           if (output.title !== undefined) result.setTitle(output.title)
           if (output.outline !== undefined) writeOutline(result, output.outline)

@@ -124,7 +124,9 @@ export class Transform extends Schema.TaggedRequest<Transform>()("Transform", {
       /** The result's /Title (what PDF readers show as the document's name). */
       title: Schema.optional(Schema.String),
       /** The result's bookmarks. */
-      outline: Schema.optional(Schema.Array(OutlineEntry))
+      outline: Schema.optional(Schema.Array(OutlineEntry)),
+      /** `annotations` are all of the document's: the pages' own annotations of the kept types go first. */
+      replaceOwnAnnotations: Schema.optional(Schema.Boolean)
     })),
     outDir: Schema.String
   }
