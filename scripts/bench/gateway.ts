@@ -178,7 +178,7 @@ const requests = (fakeUrl: string, gatewayUrl: string, concurrency: number) => {
     const record = answer.status === 201 ? (JSON.parse(answer.body) as { status: string; response: string; conversationId: string }) : undefined
     if (record?.status !== "COMPLETED" || record.response !== TEXT) fail("POST /api/v1/requests", answer.status, answer.body)
     seen.set(tag, { ms: answer.ms, firstMs: undefined })
-    return { ms: answer.ms, conversationId: record!.conversationId }
+    return { ms: answer.ms, conversationId: record!.conversationId, tag }
   }
 
   const streamedRequest = async (agent: typeof direct, url: URL, body: string, headers: Record<string, string>, startedAt: number, tag: string, reader: ReturnType<typeof eventReader>) => {
@@ -214,7 +214,8 @@ const requests = (fakeUrl: string, gatewayUrl: string, concurrency: number) => {
     let current = conversations.get(client)
     if (current === undefined || current.turns >= TURNS) {
       const opened = await gatewayWhole(startedAt)
-      openings.add((counter - 1).toString(36))
+      // Its own tag: other clients have asked meanwhile, so the counter has moved on.
+      openings.add(opened.tag)
       current = { id: opened.conversationId, turns: 1 }
       conversations.set(client, current)
       startedAt = performance.now()

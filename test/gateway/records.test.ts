@@ -66,6 +66,23 @@ for (const backend of backends) {
         ])
       }))
 
+    it.effect("a request finished and replaced in one batch keeps both its outcome and its replacement", () =>
+      Effect.gen(function*() {
+        const base = yield* GatewayUrl
+        const recorder = yield* RequestRecorder
+        yield* recorder.conversationStarted("replacing", "c", "u1", "Retried", preciseNow())
+        yield* recorder.requestStarted(started("replacing", "first", "c"))
+        yield* recorder.settled
+        // Enqueued together: one statement would update the row twice and keep one of the two.
+        yield* recorder.requestFinished("replacing", "first", { status: "COMPLETED", response: "First answer.", latencyMs: 3 }, preciseNow())
+        yield* recorder.requestStarted(started("replacing", "second", "c"))
+        yield* recorder.requestReplaced("replacing", "first", "second")
+        yield* recorder.settled
+
+        const u1 = as("replacing", "u1")
+        expect((yield* call(`${base}/api/v1/requests/first`, { headers: u1 })).json).toMatchObject({ status: "COMPLETED", response: "First answer.", replacedBy: "second" })
+      }))
+
     it.effect("a record the database refuses (a request of a conversation that is gone) is dropped; the others of its statement are written", () =>
       Effect.gen(function*() {
         const base = yield* GatewayUrl

@@ -332,6 +332,8 @@ export class Prompts extends Effect.Service<Prompts>()("gateway/Prompts", {
       }),
 
       remove: Effect.fn("Prompts.remove")(function*(tenantId: string, id: string) {
+        // A pending use of the prompt must not outlive it (nor be counted for a new prompt of its name).
+        yield* recorder.settled
         const verdict = yield* usage(tenantId, id)
         if (!verdict.deletable) return yield* new Conflict({ message: `Prompt '${id}' cannot be deleted: ${verdict.reasons.join("; ")}` })
         yield* sql`DELETE FROM prompts WHERE tenant_id = ${tenantId} AND id = ${id}`.pipe(Effect.orDie)

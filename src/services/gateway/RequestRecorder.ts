@@ -72,6 +72,8 @@ export const preciseNow = () => {
 /** The form every API answer gives a time: ISO 8601 UTC with milliseconds (as isoUtc formats a column). */
 export const apiTime = (precise: string) => `${precise.slice(0, 23)}Z`
 
+const key = (tenantId: string, id: string) => `${tenantId}\u0000${id}`
+
 /** A batch's rows, keyed and typed as the statement's `jsonb_to_recordset` definitions read them. */
 const rowsOf = (records: ReadonlyArray<Record>) => {
   const conversations: Array<object> = []
@@ -80,7 +82,6 @@ const rowsOf = (records: ReadonlyArray<Record>) => {
   const touched = new Map<string, { tenant_id: string; id: string; at: string }>()
   const replaced: Array<object> = []
   const promptUses = new Map<string, { tenant_id: string; prompt_id: string; version: number; uses: number; at: string }>()
-  const key = (tenantId: string, id: string) => `${tenantId}\u0000${id}`
   for (const record of records) {
     switch (record._tag) {
       case "ConversationStarted":
@@ -155,6 +156,23 @@ const rowsOf = (records: ReadonlyArray<Record>) => {
     replaced,
     prompt_uses: [...promptUses.values()]
   }
+}
+
+/**
+ * How many of the queue's first records one statement may write: at most `limit`, and never a
+ * request's replacement with another record of that request, since a statement's two UPDATEs of
+ * one row keep only one, and an UPDATE does not see a row the same statement inserts.
+ */
+const batchLength = (queue: ReadonlyArray<Record>, limit: number) => {
+  const requests = new Set<string>()
+  const end = Math.min(queue.length, limit)
+  for (let i = 0; i < end; i++) {
+    const record = queue[i]!
+    if (record._tag === "RequestReplaced" && requests.has(key(record.tenantId, record.id))) return i
+    if (record._tag === "RequestStarted") requests.add(key(record.request.tenantId, record.request.id))
+    if (record._tag === "RequestFinished") requests.add(key(record.tenantId, record.id))
+  }
+  return end
 }
 
 /** SQLSTATE classes of a statement that will fail however often it is tried: bad data, a broken constraint, an unknown object. */
@@ -255,12 +273,16 @@ export class RequestRecorder extends Effect.Service<RequestRecorder>()("gateway/
           wake = yield* Deferred.make<void>()
         }
         urgent = false
-        const batch = queue.slice(0, settings.batch)
+        // A wake left over from a batch written at once can bring the writer here with nothing to write.
+        if (queue.length === 0) continue
+        const batch = queue.slice(0, batchLength(queue, settings.batch))
         queue = queue.slice(batch.length)
         yield* writeSurely(batch)
         written += batch.length
         const [done, waiting] = [waiters.filter((w) => w.upTo <= written), waiters.filter((w) => w.upTo > written)]
         waiters = waiting
+        // A reader still waits (its records did not fit in one statement): the next batch goes at once.
+        if (waiting.length > 0) urgent = true
         yield* Effect.forEach(done, (w) => Deferred.succeed(w.done, undefined), { discard: true })
       }
     })

@@ -78,24 +78,26 @@ const databaseError = (fields: WorkerError) => Object.assign(new Error(fields.me
  */
 const startWorker = (dataDir: string, sharedBuffers: string) =>
   Effect.acquireRelease(
-    Effect.async<{ readonly worker: Worker; readonly pending: Map<number, (message: WorkerMessage) => void> }, SqlError.SqlError>((resume) => {
+    Effect.async<{ readonly worker: Worker; readonly pending: Map<number, (message: WorkerMessage) => void>; readonly stopped: () => Error | undefined }, SqlError.SqlError>((resume) => {
       const worker = new Worker(new URL("./pglite-worker.mjs", import.meta.url), {
         workerData: { dataDir, startParams: startParams(sharedBuffers) },
         // Plain JavaScript: the TypeScript loader the process may run with is not needed there.
         execArgv: []
       })
       const pending = new Map<number, (message: WorkerMessage) => void>()
+      let stopped: Error | undefined
       worker.on("message", (message: WorkerMessage) => {
         if ("ready" in message) {
-          resume(message.ready ? Effect.succeed({ worker, pending }) : Effect.fail(toSqlError(databaseError(message.error))))
+          resume(message.ready ? Effect.succeed({ worker, pending, stopped: () => stopped }) : Effect.fail(toSqlError(databaseError(message.error))))
           return
         }
         const waiting = pending.get(message.id)
         pending.delete(message.id)
         waiting?.(message)
       })
-      // The thread died: the statements waiting on it fail, as later ones will.
+      // The thread died: the statements waiting on it fail, and so do later ones (nothing would answer them).
       const gone = (error: Error) => {
+        stopped ??= new Error(`The embedded database stopped: ${error.message}`)
         resume(Effect.fail(toSqlError(error)))
         for (const waiting of pending.values()) waiting({ id: -1, error: { message: `The embedded database stopped: ${error.message}` } })
         pending.clear()
@@ -118,9 +120,11 @@ const startWorker = (dataDir: string, sharedBuffers: string) =>
 const make = (dataDir: string, sharedBuffers: string) =>
   Effect.gen(function*() {
     if (!existsSync(path.join(dataDir, "PG_VERSION"))) yield* initialise(dataDir)
-    const { pending, worker } = yield* startWorker(dataDir, sharedBuffers)
+    const { pending, stopped, worker } = yield* startWorker(dataDir, sharedBuffers)
     const run = (sql: string, params: ReadonlyArray<unknown>, rowMode: "object" | "array") =>
       Effect.async<{ readonly rows: Array<unknown>; readonly fields: Array<unknown>; readonly affectedRows?: number }, SqlError.SqlError>((resume) => {
+        const death = stopped()
+        if (death !== undefined) return resume(Effect.fail(toSqlError(death)))
         const id = nextId++
         pending.set(id, (message) => {
           if ("result" in message) resume(Effect.succeed(message.result))
