@@ -4,20 +4,28 @@
  * See docs/comparisons.md.
  */
 import { FileSystem } from "@effect/platform"
-import { Config, Effect, Option, Schema } from "effect"
-import { ComparisonOrder, ComparisonOrderCreated, type ComparisonRequest, DifferenceResult, TextChange } from "../schemas/Comparisons.ts"
-import { DocumentIdRef, DocumentProcessingFailed, InvalidRequest } from "../schemas/Document.ts"
+import { Config, ConfigError, Effect, Either, Option, ParseResult, Schema } from "effect"
+import { ComparisonOrder, ComparisonOrderCreated, type ComparisonRequest, DifferenceResult, HexColor, parseColor, TextChange } from "../schemas/Comparisons.ts"
+import { DocumentIdRef, DocumentProcessingFailed } from "../schemas/Document.ts"
 import { OrderIdRef } from "../schemas/Orders.ts"
-import { parseColor, type Rgb } from "./compare/ImageDiff.ts"
 import { Documents } from "./Documents.ts"
 import { type OrderRecord, Orders } from "./Orders.ts"
 import { PdfEngine } from "./PdfEngine.ts"
 
+/** A colour setting, read as requests' colours are; one that is not a colour stops the broker at start. */
+const hexColorConfig = (name: string, fallback: string) =>
+  Config.string(name).pipe(
+    Config.withDefault(fallback),
+    Config.mapOrFail((value) =>
+      Schema.decodeEither(HexColor)(value).pipe(Either.mapLeft((error) => ConfigError.InvalidData([name], ParseResult.TreeFormatter.formatErrorSync(error))))
+    )
+  )
+
 export const ComparisonsConfig = Config.all({
   /** The spec's visualization.image.comparison.default.fuzz: 3 to 5 keeps antialiasing from showing as differences. */
   defaultFuzz: Config.integer("VISUALIZATION_IMAGE_COMPARISON_DEFAULT_FUZZ").pipe(Config.withDefault(4)),
-  defaultHighlight: Config.string("COMPARISON_HIGHLIGHT_COLOR").pipe(Config.withDefault("#E8112D")),
-  defaultLowlight: Config.string("COMPARISON_LOWLIGHT_COLOR").pipe(Config.withDefault("#B4B4B4")),
+  defaultHighlight: hexColorConfig("COMPARISON_HIGHLIGHT_COLOR", "#E8112D"),
+  defaultLowlight: hexColorConfig("COMPARISON_LOWLIGHT_COLOR", "#B4B4B4"),
   /** Width in pixels at which pages are rendered to be compared. */
   pageWidth: Config.integer("COMPARISON_PAGE_WIDTH").pipe(Config.withDefault(1240))
 })
@@ -64,20 +72,11 @@ export class Comparisons extends Effect.Service<Comparisons>()("docstack/Compari
         })
       )
 
-    const hexOf = (rgb: Rgb) => `#${rgb.map((c) => c.toString(16).padStart(2, "0").toUpperCase()).join("")}`
-
-    const colour = (name: string, value: string) =>
-      Option.match(Option.fromNullable(parseColor(value)), {
-        onNone: () => Effect.fail(new InvalidRequest({ message: `${name} '${value}' is not a colour: write #RRGGBB, #RGB, rgb(r,g,b) or a CSS colour name` })),
-        onSome: Effect.succeed
-      })
-
     /** Carries out an order: the work behind POST /comparisons. */
     const run = (order: OrderRecord) =>
       Effect.scoped(Effect.gen(function*() {
         const stored = yield* decodeStored(order.request).pipe(Effect.mapError((e) => ({ message: `The order's request is unreadable: ${e.message}` })))
         const [left, right] = yield* Effect.all([documents.rendition(stored.leftDocumentId), documents.rendition(stored.rightDocumentId)])
-        const [highlight, lowlight] = yield* Effect.all([colour("highlightColor", stored.highlightColor), colour("lowlightColor", stored.lowlightColor)])
         const dir = yield* fs.makeTempDirectoryScoped({ prefix: "docstack-compare-" }).pipe(Effect.orDie)
         const outPath = `${dir}/comparison.pdf`
         yield* engine.compare({
@@ -85,8 +84,9 @@ export class Comparisons extends Effect.Service<Comparisons>()("docstack/Compari
           right: right.pdf,
           width: config.pageWidth,
           fuzz: stored.fuzz,
-          highlight: [...highlight],
-          lowlight: [...lowlight],
+          // Kept as #RRGGBB (HexColor decoded them when the order was made).
+          highlight: [...parseColor(stored.highlightColor)!],
+          lowlight: [...parseColor(stored.lowlightColor)!],
           maxPixels: engine.maxImagePixels,
           outPath
         })
@@ -102,9 +102,9 @@ export class Comparisons extends Effect.Service<Comparisons>()("docstack/Compari
       request: Effect.fn("Comparisons.request")(function*(body: ComparisonRequest) {
         yield* documents.sourcePageCount(body.leftDocumentId)
         yield* documents.sourcePageCount(body.rightDocumentId)
-        // Kept and shown as #RRGGBB, whichever way the request wrote them (the spec's hex colour).
-        const highlightColor = hexOf(yield* colour("highlightColor", body.highlightColor ?? config.defaultHighlight))
-        const lowlightColor = hexOf(yield* colour("lowlightColor", body.lowlightColor ?? config.defaultLowlight))
+        // Both #RRGGBB: HexColor decoded the request's and the settings'.
+        const highlightColor = body.highlightColor ?? config.defaultHighlight
+        const lowlightColor = body.lowlightColor ?? config.defaultLowlight
         const id = yield* orders.submit({
           kind: "comparison",
           documentId: body.leftDocumentId,

@@ -125,6 +125,10 @@ layer(brokerTestLayer(defaultBackend.config), { timeout: 300_000 })("comparisons
       const badColour = yield* post({ leftDocumentId: doc, rightDocumentId: doc, highlightColor: "bright" })
       expect(badColour.status).toBe(400)
       expect(badColour.json.message).toContain("bright")
+      // Every problem of the body is named: both colours and the fuzz.
+      const threeBad = yield* post({ leftDocumentId: doc, rightDocumentId: doc, fuzz: 101, highlightColor: "bright", lowlightColor: "dull" })
+      expect(threeBad.status).toBe(400)
+      for (const named of ["fuzz", "'bright' is not a colour", "'dull' is not a colour"]) expect(threeBad.json.message).toContain(named)
       expect((yield* post({ leftDocumentId: doc, rightDocumentId: "b64_missing" })).status).toBe(404)
       const mail = yield* uploadOk(base, corpusFile("office/fake-email-attachment.eml"))
       const composite = yield* post({ leftDocumentId: doc, rightDocumentId: mail })

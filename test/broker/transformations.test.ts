@@ -10,6 +10,7 @@ import { execFileSync } from "node:child_process"
 import { mkdtempSync, readdirSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import * as path from "node:path"
+import { PDFDocument } from "pdf-lib"
 import sharp from "sharp"
 import { BrokerUrl, brokerTestLayer } from "../../src/layers/Test.ts"
 import { defaultBackend } from "../support/backends.ts"
@@ -120,6 +121,14 @@ layer(brokerTestLayer(defaultBackend.config), { timeout: 300_000 })("transformat
       })
       const untitledMarks = yield* bookmarks(untitled.order.transformationResultDocumentID.id)
       expect(untitledMarks.map((m) => m.title)).toEqual(["Free Culture", "nested.pdf"])
+      // A document with no title at all goes by its place in the merge.
+      const bare = yield* uploadOk(base, yield* Effect.promise(async () => {
+        const pdf = await PDFDocument.create()
+        pdf.addPage()
+        return pdf.save()
+      }))
+      const withBare = yield* transform(base, { transformationDetails: [{ transformationElements: [{ documentId: nested }, { documentId: bare }] }] })
+      expect((yield* bookmarks(withBare.order.transformationResultDocumentID.id)).map((m) => [m.title, m.page])).toEqual([["nested.pdf", 0], ["Document 2", 9]])
       expect((yield* call(`${base}/documents/${untitled.order.transformationResultDocumentID.id}`)).json.documentTitle).toBe("Free Culture")
       expect(flat(mergedMarks[1]!.children)).toEqual(source.map(([title, page]) => [title, page + 2]))
       // A bookmark opens where its source opened (same place on the page).
@@ -271,5 +280,22 @@ layer(brokerTestLayer(defaultBackend.config), { timeout: 300_000 })("transformat
       const now = (yield* call(`${base}/transformations/${queued}?timeoutMs=0`)).json
       expect(["QUEUED", "PROCESSING", "PROCESSED"]).toContain(now.currentState)
       expect((yield* call(`${base}/transformations/${queued}?timeoutMs=-1`)).status).toBe(400)
+      expect((yield* call(`${base}/transformations/${queued}?timeoutMs=600001`)).status).toBe(400)
+
+      // Annotations must name one of the transformation's documents, and must name one when there are several.
+      const other = yield* uploadOk(base, corpusFile("pdf/TAMReview.pdf"))
+      const box = { x: 10, y: 10, w: 50, h: 20 }
+      const notASource = yield* post({
+        transformationDetails: [{ transformationElements: [{ documentId: paper }] }],
+        annotations: { annotations: [{ type: "Redact", page: 0, position: box, documentId: other }] }
+      })
+      expect(notASource.status).toBe(400)
+      expect(notASource.json.message).toContain("not one of the transformation's documents")
+      const unnamed = yield* post({
+        transformationDetails: [{ transformationElements: [{ documentId: paper }, { documentId: other }] }],
+        annotations: { annotations: [{ type: "Redact", page: 0, position: box }] }
+      })
+      expect(unnamed.status).toBe(400)
+      expect(unnamed.json.message).toContain("needs a documentId")
     }))
 })

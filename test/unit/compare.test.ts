@@ -4,6 +4,7 @@
  * positions pdf.js gives for corpus files).
  */
 import { describe, expect, it } from "@effect/vitest"
+import { ConfigProvider, Effect, Either } from "effect"
 import { createCanvas } from "@napi-rs/canvas"
 import { execFileSync } from "node:child_process"
 import { mkdtempSync, readFileSync, writeFileSync } from "node:fs"
@@ -14,7 +15,9 @@ import { PDFDocument, type PDFFont, StandardFonts } from "pdf-lib"
 import * as pdfjs from "pdfjs-dist/legacy/build/pdf.mjs"
 import sharp from "sharp"
 import { Rect, TextPosition } from "../../src/schemas/Content.ts"
-import { type DiffColors, diffPageImages, parseColor } from "../../src/services/compare/ImageDiff.ts"
+import { parseColor } from "../../src/schemas/Comparisons.ts"
+import { ComparisonsConfig } from "../../src/services/Comparisons.ts"
+import { type DiffColors, diffPageImages } from "../../src/services/compare/ImageDiff.ts"
 import { diffText } from "../../src/services/compare/TextDiff.ts"
 import { type RawTextItem, type RawTextStyle, toTextPositions } from "../../src/services/pdf/Text.ts"
 import { CORPUS } from "../support/backends.ts"
@@ -226,6 +229,18 @@ describe("diffPageImages", () => {
   it("rejects a comparison of nothing", async () => {
     await expect(diffPageImages(undefined, undefined, { fuzz: 0, colors: COLORS })).rejects.toThrow()
   })
+})
+
+describe("colour settings", () => {
+  it.effect("are read as requests' colours are; one that is not a colour is refused with its name", () =>
+    Effect.gen(function*() {
+      const read = (settings: ReadonlyArray<readonly [string, string]>) =>
+        Effect.either(Effect.withConfigProvider(ComparisonsConfig, ConfigProvider.fromMap(new Map(settings))))
+      const fine = yield* read([["COMPARISON_HIGHLIGHT_COLOR", "blue"]])
+      expect(Either.getOrThrow(fine)).toMatchObject({ defaultHighlight: "#0000FF", defaultLowlight: "#B4B4B4" })
+      const refused = yield* read([["COMPARISON_LOWLIGHT_COLOR", "dull"]])
+      expect(Either.isLeft(refused) && String(refused.left)).toContain("COMPARISON_LOWLIGHT_COLOR")
+    }))
 })
 
 describe("parseColor", () => {

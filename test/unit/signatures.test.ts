@@ -383,8 +383,11 @@ describe("damaged signatures give a report, not an error", () => {
   it("a truncated file", async () => {
     const pdf = await signedByAlice()
     for (const length of [Math.floor(pdf.length * 0.9), Math.floor(pdf.length / 2), 200, 10]) {
-      const result = await verifySignatures(pdf.subarray(0, length), noTrust)
-      expect(result.wronglySigned || result.signatures.length === 0).toBe(true)
+      const cut = pdf.subarray(0, length)
+      const result = await verifySignatures(cut, noTrust)
+      // A cut that still holds a signature's byte range is a wrongly signed file, never an unsigned one.
+      if (Buffer.from(cut).includes("/ByteRange")) expect(result).toMatchObject({ wronglySigned: true, integrity: false })
+      else expect(result.signatures).toEqual([])
       for (const report of result.signatures) {
         expect(report.wrongIntegrity).toBe(true)
         expect(report.signatureException).toBeTruthy()
@@ -468,20 +471,19 @@ describe("damaged signatures give a report, not an error", () => {
   })
 })
 
+/** Debian's CA bundle (ca-certificates): the default SIGNATURE_TRUST_STORE. */
+const SYSTEM_BUNDLE = "/etc/ssl/certs/ca-certificates.crt"
+
 describe("certificatesFromPem", () => {
-  it("reads every certificate of a bundle", () => {
-    const bundle = "/etc/ssl/certs/ca-certificates.crt"
-    if (!existsSync(bundle)) return
-    const text = readFileSync(bundle, "latin1")
+  it.skipIf(!existsSync(SYSTEM_BUNDLE))("reads every certificate of a bundle", () => {
+    const text = readFileSync(SYSTEM_BUNDLE, "latin1")
     const certificates = certificatesFromPem(text)
     expect(certificates.length).toBe(text.match(/-----BEGIN CERTIFICATE-----/g)!.length)
     expect(certificates.length).toBeGreaterThan(50)
   })
 
-  it("a system bundle as the trust store: public roots do not vouch for a test certificate", async () => {
-    const bundle = "/etc/ssl/certs/ca-certificates.crt"
-    if (!existsSync(bundle)) return
-    const roots = certificatesFromPem(readFileSync(bundle, "latin1"))
+  it.skipIf(!existsSync(SYSTEM_BUNDLE))("a system bundle as the trust store: public roots do not vouch for a test certificate", async () => {
+    const roots = certificatesFromPem(readFileSync(SYSTEM_BUNDLE, "latin1"))
     const pdf = await signedByAlice()
     expect((await verifySignatures(pdf, { certificates: roots })).signatures[0]!.unknownCertificate).toBe(true)
     expect((await verifySignatures(pdf, { certificates: [...roots, alice.certificate] })).signatures[0]!.unknownCertificate).toBe(false)

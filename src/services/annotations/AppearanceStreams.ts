@@ -11,7 +11,7 @@
  * drawn in a frame turned against the page's /Rotate, because a viewer turns the annotation's
  * appearance with the page.
  */
-import type { PdfAnnotation, PdfColor, PdfPoint, PdfRect } from "./PdfAnnotation.ts"
+import { clamp01, normaliseRect, normaliseRotation, type PdfAnnotation, type PdfColor, type PdfPoint, type PdfRect } from "./PdfAnnotation.ts"
 
 /** What the appearances need from a font (pdf-lib's PDFFont has all of it). */
 export interface AppearanceFont {
@@ -61,7 +61,6 @@ const num = (v: number): string => {
 
 type Matrix = readonly [number, number, number, number, number, number]
 
-const clamp01 = (v: number) => (Number.isFinite(v) ? Math.min(1, Math.max(0, v)) : 0)
 const rgb = (c: PdfColor) => `${num(clamp01(c[0]))} ${num(clamp01(c[1]))} ${num(clamp01(c[2]))}`
 const fill = (c: PdfColor) => `${rgb(c)} rg`
 const stroke = (c: PdfColor) => `${rgb(c)} RG`
@@ -75,15 +74,6 @@ const INK_DARK: PdfColor = [0.2, 0.2, 0.2]
 /** Default colours where the annotation names none (the annotation itself keeps no /C). */
 export const defaultColor = (a: PdfAnnotation): PdfColor =>
   a.color ?? (a.subtype === "Highlight" ? YELLOW : a.subtype === "Text" ? NOTE_YELLOW : RED)
-
-export const normaliseRect = (r: PdfRect): PdfRect => [
-  Math.min(r[0], r[2]),
-  Math.min(r[1], r[3]),
-  Math.max(r[0], r[2]),
-  Math.max(r[1], r[3])
-]
-
-export const normaliseRotation = (rotation: number) => ((Math.round(rotation / 90) * 90) % 360 + 360) % 360
 
 /**
  * The rectangle as the page shows it: a frame whose x axis runs to the displayed right and y axis

@@ -13,7 +13,7 @@
  */
 import { Effect } from "effect"
 import { PDFArray, PDFContext, PDFDict, PDFHexString, PDFName, PDFNumber, PDFParser, PDFRef, PDFString, type PDFObject } from "pdf-lib"
-import { fromPdfDate, isPdfAnnotationSubtype, type PdfAnnotation, type PdfColor, type PdfPoint, toPdfDate } from "./PdfAnnotation.ts"
+import { fromPdfDate, isPdfAnnotationSubtype, normaliseRect, type PdfAnnotation, type PdfColor, type PdfPoint, toPdfDate } from "./PdfAnnotation.ts"
 import {
   AnnotationFileInvalid,
   type AnnotationDetails,
@@ -24,7 +24,6 @@ import {
   formatAppearance,
   formatDefaultStyle,
   MAX_ANNOTATIONS,
-  normaliseRect,
   parseAppearance,
   plainTextOfRichText,
   put,

@@ -5,7 +5,7 @@
  * upwards). The page's visible box (crop box) and rotation decide the mapping.
  */
 import type { PDFDocument } from "pdf-lib"
-import type { PdfPoint, PdfRect } from "./PdfAnnotation.ts"
+import { normaliseRotation, type PdfPoint, type PdfRect } from "./PdfAnnotation.ts"
 
 export interface PageGeometry {
   /** The visible box (crop box, else media box) in user space. */
@@ -24,13 +24,11 @@ export interface DisplayedRect {
   readonly h: number
 }
 
-const normalise = (rotation: number) => ((Math.round(rotation / 90) * 90) % 360 + 360) % 360
-
 /** A user-space point on the displayed page. */
 export const toDisplayed = (g: PageGeometry, [x, y]: PdfPoint): PdfPoint => {
   const ux = x - g.x0
   const uy = g.y0 + g.height - y
-  switch (normalise(g.rotation)) {
+  switch (normaliseRotation(g.rotation)) {
     case 90:
       return [y - g.y0, ux]
     case 180:
@@ -44,7 +42,7 @@ export const toDisplayed = (g: PageGeometry, [x, y]: PdfPoint): PdfPoint => {
 
 /** A displayed point in user space. */
 export const toUser = (g: PageGeometry, [px, py]: PdfPoint): PdfPoint => {
-  switch (normalise(g.rotation)) {
+  switch (normaliseRotation(g.rotation)) {
     case 90:
       return [g.x0 + py, g.y0 + px]
     case 180:

@@ -103,7 +103,8 @@ export const toPdfDate = (iso: string): string => {
  * an ISO 8601 instant; undefined when it is not one.
  */
 export const fromPdfDate = (value: string): string | undefined => {
-  const m = /^(?:D:)?(\d{4})(\d{2})?(\d{2})?(\d{2})?(\d{2})?(\d{2})?\s*(?:([Zz+-])(?:(\d{2})'?(?:(\d{2})'?)?)?)?\s*$/.exec(value.trim())
+  // Lenient as readers are: spaces inside the offset, anything after it ignored.
+  const m = /^(?:D:)?(\d{4})(\d{2})?(\d{2})?(\d{2})?(\d{2})?(\d{2})?\s*(?:([Zz+-])\s*(?:(\d{2})'?\s*(?:(\d{2})'?)?)?)?/.exec(value.trim())
   if (!m) return undefined
   const [, y, mo = "01", d = "01", h = "00", mi = "00", s = "00", sign, oh = "00", om = "00"] = m
   const utc = Date.UTC(Number(y), Number(mo) - 1, Number(d), Number(h), Number(mi), Number(s))
@@ -111,3 +112,17 @@ export const fromPdfDate = (value: string): string | undefined => {
   const offset = sign === "+" || sign === "-" ? (Number(oh) * 60 + Number(om)) * (sign === "+" ? 1 : -1) : 0
   return new Date(utc - offset * 60_000).toISOString()
 }
+
+/** A rectangle with its corners in order (x1 ≤ x2, y1 ≤ y2); missing numbers are 0. */
+export const normaliseRect = ([x1, y1, x2, y2]: ReadonlyArray<number>): PdfRect => [
+  Math.min(x1 ?? 0, x2 ?? 0),
+  Math.min(y1 ?? 0, y2 ?? 0),
+  Math.max(x1 ?? 0, x2 ?? 0),
+  Math.max(y1 ?? 0, y2 ?? 0)
+]
+
+/** A page rotation as one of 0, 90, 180, 270. */
+export const normaliseRotation = (rotation: number) => ((Math.round(rotation / 90) * 90) % 360 + 360) % 360
+
+/** A colour component or opacity kept within 0–1 (not a number: 0). */
+export const clamp01 = (value: number) => (Number.isFinite(value) ? Math.min(1, Math.max(0, value)) : 0)

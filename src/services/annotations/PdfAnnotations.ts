@@ -28,8 +28,6 @@ import {
   type AppearanceFontKind,
   emptyAppearance,
   normalAppearance,
-  normaliseRect,
-  normaliseRotation,
   redactOverlayAppearance
 } from "./AppearanceStreams.ts"
 import { type PageGeometry, pageGeometries, rectToDisplayed, rectToUser } from "./PageSpace.ts"
@@ -39,6 +37,8 @@ import {
   type PdfAnnotation,
   type PdfAnnotationSubtype,
   isPdfAnnotationSubtype,
+  normaliseRect,
+  normaliseRotation,
   type PdfColor,
   type PdfPoint,
   type PdfRect,

@@ -19,11 +19,12 @@
  *   reply to the annotation carrying `state`/`statemodel`; the latest one gives the annotation its
  *   `state`. A state written on the annotation itself is read too.
  */
-import { HttpApiSchema } from "@effect/platform"
 import { Effect, Schema } from "effect"
 import { QuoteType, Tokenizer, type TokenizerCallbacks } from "htmlparser2"
 import {
+  clamp01,
   fromPdfDate,
+  normaliseRect,
   type PdfAnnotation,
   type PdfAnnotationSubtype,
   type PdfColor,
@@ -36,8 +37,7 @@ import {
 /** An annotation file (XFDF or FDF) the broker cannot read: not the format, malformed, hostile or too large. */
 export class AnnotationFileInvalid extends Schema.TaggedError<AnnotationFileInvalid>()(
   "AnnotationFileInvalid",
-  { message: Schema.String },
-  HttpApiSchema.annotations({ status: 400 })
+  { message: Schema.String }
 ) {}
 
 // ---- shared with Fdf.ts ----------------------------------------------------------------------
@@ -270,7 +270,6 @@ export const formatNumber = (value: number): string => {
   return value.toFixed(20).replace(/(\.\d*?)0+$/, "$1").replace(/\.$/, "")
 }
 
-const clamp01 = (value: number) => Math.min(1, Math.max(0, value))
 
 /** RGB from the 1, 3 or 4 components of a PDF colour array (gray, RGB, CMYK); undefined otherwise. */
 export const colorFromComponents = (components: ReadonlyArray<number>): PdfColor | undefined => {
@@ -651,13 +650,6 @@ const points = (value: string, what: string): Array<PdfPoint> => {
 }
 
 const formatPoints = (list: ReadonlyArray<PdfPoint>): string => list.map(([x, y]) => `${formatNumber(x)},${formatNumber(y)}`).join(";")
-
-export const normaliseRect = ([x1, y1, x2, y2]: ReadonlyArray<number>): PdfRect => [
-  Math.min(x1 ?? 0, x2 ?? 0),
-  Math.min(y1 ?? 0, y2 ?? 0),
-  Math.max(x1 ?? 0, x2 ?? 0),
-  Math.max(y1 ?? 0, y2 ?? 0)
-]
 
 const finiteNumber = (value: string | undefined): number | undefined => {
   if (value === undefined || value.trim() === "") return undefined

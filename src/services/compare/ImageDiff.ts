@@ -3,11 +3,8 @@
  * lowlight colour with every difference painted in the highlight colour. Pure apart from sharp's
  * decoding and encoding; the comparison order renders the pages and calls this once per page.
  */
-import colorString from "color-string"
 import sharp from "sharp"
-
-/** 0-255 RGB. */
-export type Rgb = readonly [number, number, number]
+import type { Rgb } from "../../schemas/Comparisons.ts"
 
 export interface DiffColors {
   readonly highlight: Rgb
@@ -182,17 +179,4 @@ export const diffPageImages = async (
 
   const png = await sharp(target, { raw: { width, height, channels: 3 } }).png().toBuffer()
   return { png: new Uint8Array(png.buffer, png.byteOffset, png.byteLength), differingPixels, width, height }
-}
-
-// ---- colours ------------------------------------------------------------------------------
-
-/**
- * A CSS colour to RGB (color-string: "#RRGGBB", "#RGB", rgb() in any of its CSS forms, the 148 CSS
- * names, case-insensitive); a hex colour may leave out its "#". Undefined when it is not a colour,
- * or is not opaque (a comparison paints with it: a transparent one would be a guess).
- */
-export const parseColor = (value: string): Rgb | undefined => {
-  const text = value.trim()
-  const rgba = colorString.get.rgb(/^([0-9a-f]{3}|[0-9a-f]{6})$/i.test(text) ? `#${text}` : text)
-  return rgba === null || rgba[3] !== 1 ? undefined : [rgba[0]!, rgba[1]!, rgba[2]!]
 }

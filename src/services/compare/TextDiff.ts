@@ -36,11 +36,11 @@ import { diffArrays } from "diff"
 import { Rect, type TextPosition } from "../../schemas/Content.ts"
 import { TextChange, TextFragment, TextSide } from "../../schemas/Comparisons.ts"
 
-export type ChangeType = "MODIFIED" | "DELETED" | "INSERTED"
-export type FragmentType = "DELETED" | "INSERTED"
+type ChangeType = TextChange["changeType"]
+type FragmentType = TextFragment["type"]
 
 /** Changes separated by at most this many unchanged words (on one page) are reported as one. */
-export const MERGE_GAP = 2
+const MERGE_GAP = 2
 
 /** Stretches up to this many words (both sides) go to Myers' diff whole. */
 const DIRECT_DIFF_WORDS = 2_000

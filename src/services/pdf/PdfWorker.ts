@@ -431,7 +431,6 @@ const handlers = WorkerRunner.layerSerialized(PdfRequest, {
       const [left, right] = yield* Effect.all([open(req.left), open(req.right)])
       return yield* attempt("Comparing the documents", async () => {
         const output = await PDFDocument.create()
-        const differingPages: Array<number> = []
         const settings = { width: req.width, rotation: 0, filters: [], maxPixels: req.maxPixels }
         /** A page rendered at the comparison's width, with its displayed size in points; undefined past the document's end. */
         const render = async (doc: PDFDocumentProxy, index: number) => {
@@ -444,7 +443,6 @@ const handlers = WorkerRunner.layerSerialized(PdfRequest, {
         for (let i = 0; i < pages; i++) {
           const [l, r] = [await render(left, i), await render(right, i)]
           const diff = await diffPageImages(l?.png, r?.png, { fuzz: req.fuzz, colors: { highlight: req.highlight, lowlight: req.lowlight } })
-          if (diff.differingPixels > 0) differingPages.push(i)
           // Both pages were drawn at one width: the result is as wide as the wider page and as tall as
           // the taller one at that width (its points, not its rounded pixels), the image filling it.
           const width = Math.max(l?.width ?? 0, r?.width ?? 0)
@@ -453,7 +451,6 @@ const handlers = WorkerRunner.layerSerialized(PdfRequest, {
           output.addPage([width, height]).drawImage(image, { x: 0, y: 0, width, height })
         }
         await writeFile(req.outPath, await output.save())
-        return { pages, differingPages }
       })
     }),
 

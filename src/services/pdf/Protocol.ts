@@ -138,7 +138,7 @@ export class Transform extends Schema.TaggedRequest<Transform>()("Transform", {
  */
 export class Compare extends Schema.TaggedRequest<Compare>()("Compare", {
   failure: Failure,
-  success: Schema.Struct({ pages: Schema.Int, differingPages: Schema.Array(Schema.Int) }),
+  success: Schema.Void,
   payload: {
     left: Schema.Struct(Source),
     right: Schema.Struct(Source),

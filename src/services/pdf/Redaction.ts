@@ -14,7 +14,7 @@
  * Regions are in PDF user space of the unrotated page; the mutool script maps them to MuPDF's page
  * space (top left of the crop box, rotated, y down) with the page's own transform.
  */
-import { Command, FileSystem, HttpApiSchema, Path } from "@effect/platform"
+import { Command, FileSystem, Path } from "@effect/platform"
 import { Duration, Effect, Schema, Stream } from "effect"
 import { deflateSync } from "node:zlib"
 import {
@@ -50,8 +50,7 @@ export interface RedactionSettings {
 /** The PDF cannot be redacted as asked (unreadable or protected file, bad region, timeout); `message` says which. */
 export class RedactionFailed extends Schema.TaggedError<RedactionFailed>()(
   "RedactionFailed",
-  { message: Schema.String },
-  HttpApiSchema.annotations({ status: 400 })
+  { message: Schema.String }
 ) {}
 
 type Fill = readonly [number, number, number] | null

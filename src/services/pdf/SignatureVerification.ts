@@ -60,6 +60,7 @@ import {
   PDFString
 } from "pdf-lib"
 import * as pkijs from "pkijs"
+import { fromPdfDate } from "../annotations/PdfAnnotation.ts"
 
 export interface TrustStore {
   /** Trusted certificates (DER): roots, or any certificate the caller decides to trust directly. */
@@ -391,7 +392,9 @@ interface SignatureEvidence {
 const checkField = (pdf: Uint8Array, field: SignatureField, anchors: ReadonlyArray<Certificate>, digests: Map<string, Buffer>): FieldCheck => {
   const signature = field.value
   if (!signature) return unsignedCheck(field)
-  const claimedDate = pdfDate(textOf(signature.lookup(N.M)))
+  const claimed = textOf(signature.lookup(N.M))
+  const claimedIso = claimed === null ? undefined : fromPdfDate(claimed)
+  const claimedDate = claimedIso === undefined ? null : new Date(claimedIso)
   const nameEntry = textOf(signature.lookup(N.Name))
   const base = {
     field,
@@ -1375,14 +1378,3 @@ const textOf = (object: PDFObject | undefined): string | null => {
 
 const nameOf = (object: PDFObject | undefined): string | null => (object instanceof PDFName ? object.decodeText() : null)
 
-/** A PDF date (`D:YYYYMMDDHHmmSSOHH'mm'`, every part after the year optional). */
-const pdfDate = (value: string | null): Date | null => {
-  if (value === null) return null
-  const m = /^(?:D:)?(\d{4})(\d{2})?(\d{2})?(\d{2})?(\d{2})?(\d{2})?\s*(?:([Zz+-])\s*(?:(\d{2})'?\s*(?:(\d{2})'?)?)?)?/.exec(value.trim())
-  if (!m) return null
-  const part = (index: number, fallback: number) => (m[index] === undefined ? fallback : Number(m[index]))
-  const sign = m[7] === "-" ? -1 : m[7] === "+" ? 1 : 0
-  const offset = sign * (part(8, 0) * 60 + part(9, 0))
-  const time = Date.UTC(part(1, 0), part(2, 1) - 1, part(3, 1), part(4, 0), part(5, 0), part(6, 0)) - offset * 60_000
-  return Number.isNaN(time) ? null : new Date(time)
-}
