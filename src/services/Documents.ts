@@ -43,6 +43,7 @@ import { isConvertible } from "./convert/Converter.ts"
 import { DerivedCache } from "./DerivedCache.ts"
 import { DocumentRecord, DocumentRegistry, PageRecord } from "./DocumentRegistry.ts"
 import { type DetectedFormat, detectFile, formatOfRecord } from "./FormatDetector.ts"
+import { capBody, uploadDrainBytes } from "./BodyLimit.ts"
 import { Orders } from "./Orders.ts"
 import { compilePattern, InvalidSearchPattern } from "./pdf/Text.ts"
 import { PdfEngine, type PdfSource } from "./PdfEngine.ts"
@@ -54,7 +55,7 @@ import { durationConfig } from "./DurationConfig.ts"
 
 export const DocumentsConfig = Config.all({
   maxUploadBytes: Config.integer("MAX_UPLOAD_BYTES").pipe(Config.withDefault(512 * 1024 * 1024)),
-  uploadDrainBytes: Config.integer("UPLOAD_DRAIN_BYTES").pipe(Config.withDefault(64 * 1024 * 1024)),
+  uploadDrainBytes,
   maxPageImageWidth: Config.integer("MAX_PAGE_IMAGE_WIDTH").pipe(Config.withDefault(10_000)),
   pageImageMemoryCache: Config.integer("PAGE_IMAGE_MEMORY_CACHE").pipe(Config.withDefault(64)),
   /** How long a request that needs pages waits for the document's conversion. */
@@ -421,7 +422,7 @@ export class Documents extends Effect.Service<Documents>()("docstack/Documents",
       if (params.documentId !== undefined && Option.isSome(yield* registry.find(params.documentId))) {
         return yield* DocumentAlreadyExists.of(params.documentId)
       }
-      const stored = yield* blobs.put(capUpload(body, config.maxUploadBytes, config.uploadDrainBytes), config.maxUploadBytes).pipe(
+      const stored = yield* blobs.put(capBody(body, config.maxUploadBytes, config.uploadDrainBytes, () => uploadTooLarge(config.maxUploadBytes)), config.maxUploadBytes).pipe(
         Effect.catchTags({ BlobTooLarge: () => Effect.fail(uploadTooLarge(config.maxUploadBytes)), BlobStoreError: Effect.die })
       )
       return yield* Effect.gen(function*() {
@@ -739,22 +740,6 @@ const mergePdfs = async (pdfs: ReadonlyArray<Uint8Array>) => {
 
 const uploadTooLarge = (limitBytes: number) =>
   new UploadTooLarge({ limitBytes, message: `The upload is larger than the limit of ${limitBytes} bytes (MAX_UPLOAD_BYTES)` })
-
-/**
- * Passes the body through up to `limit` bytes. Past it, reads on without keeping anything for up to
- * `drain` more bytes, so that the client has sent its request and can read the 413 (a server that
- * stops reading resets the connection and the client sees no answer at all).
- */
-const capUpload = <E>(body: Stream.Stream<Uint8Array, E>, limit: number, drain: number) => {
-  let total = 0
-  return body.pipe(
-    Stream.filterEffect((chunk) => {
-      total += chunk.byteLength
-      return total > limit + drain ? Effect.fail(uploadTooLarge(limit)) : Effect.succeed(total <= limit)
-    }),
-    Stream.concat(Stream.suspend(() => (total > limit ? Stream.fail(uploadTooLarge(limit)) : Stream.empty)))
-  )
-}
 
 const fileNameOf = (title: string, extension: string) => {
   const base = title.replace(/[\\/:*?"<>|\u0000-\u001f]/g, "_")

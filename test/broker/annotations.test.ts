@@ -56,7 +56,10 @@ const policyDir = mkdtempSync(path.join(tmpdir(), "docstack-policy-"))
 const policyFile = path.join(policyDir, "policy.json")
 writeFileSync(policyFile, JSON.stringify({ canCreateAnnotations: false, defaultRedactReasons: ["SECURITY"] }))
 
-layer(brokerTestLayer({ ...defaultBackend.config, ANNOTATION_POLICY_FILE: policyFile }), { timeout: 180_000 })("annotations", (it) => {
+/** Small enough to be passed in a test, larger than the XFDF files the tests convert. */
+const MAX_FILE_BYTES = 262_144
+
+layer(brokerTestLayer({ ...defaultBackend.config, ANNOTATION_POLICY_FILE: policyFile, ANNOTATION_FILE_MAX_BYTES: String(MAX_FILE_BYTES) }), { timeout: 180_000 })("annotations", (it) => {
   it.effect("PUT creates (ids given), GET lists every field back, POST replaces, DELETE removes; errors change nothing", () =>
     Effect.gen(function*() {
       const base = yield* BrokerUrl
@@ -228,7 +231,11 @@ layer(brokerTestLayer({ ...defaultBackend.config, ANNOTATION_POLICY_FILE: policy
         })
       )
       expect(withoutAccept).toBe(400)
-      expect((yield* convert("XFDF", "FDF", xfdf.bytes, { accept: "*/*", "content-type": "text/xml" })).status).toBe(400)
+      for (const type of ["text/xml", "application/xml"]) expect((yield* convert("XFDF", "FDF", xfdf.bytes, { accept: "*/*", "content-type": type })).status).toBe(400)
+      // Past ANNOTATION_FILE_MAX_BYTES: refused, however well-formed the file would be.
+      const tooLarge = yield* convert("XFDF", "FDF", new Uint8Array(MAX_FILE_BYTES + 1).fill(0x20))
+      expect(tooLarge.status).toBe(400)
+      expect(tooLarge.json.message).toContain("ANNOTATION_FILE_MAX_BYTES")
       const hostile = new TextEncoder().encode(`<?xml version="1.0"?><!DOCTYPE x [<!ENTITY e SYSTEM "file:///etc/passwd">]><xfdf xmlns="http://ns.adobe.com/xfdf/"><annots><text page="0" rect="0,0,1,1"><contents>&e;</contents></text></annots></xfdf>`)
       const refused = yield* convert("XFDF", "FDF", hostile)
       expect(refused.status).toBe(400)

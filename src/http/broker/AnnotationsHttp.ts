@@ -1,6 +1,7 @@
 import { HttpApiBuilder, HttpServerResponse } from "@effect/platform"
 import { Effect } from "effect"
 import { Annotations } from "../../services/annotations/Annotations.ts"
+import { octetStreamBody } from "../OctetStreamBody.ts"
 import { BrokerApi } from "./Api.ts"
 
 const MEDIA_TYPES = { FDF: "application/vnd.fdf", XFDF: "application/vnd.adobe.xfdf" } as const
@@ -14,8 +15,9 @@ export const AnnotationsHttpLive = HttpApiBuilder.group(BrokerApi, "annotations"
       .handle("update", ({ payload, urlParams }) => annotations.update(urlParams.documentId, payload))
       .handle("remove", ({ payload, urlParams }) => annotations.remove(urlParams.documentId, payload))
       .handle("policy", ({ urlParams }) => annotations.policy(urlParams.documentId))
-      .handle("convert", ({ payload, urlParams }) =>
-        annotations.convert(urlParams.documentId, urlParams.sourceType, urlParams.targetType, payload).pipe(
+      .handleRaw("convert", ({ request, urlParams }) =>
+        octetStreamBody(request, `${urlParams.sourceType} file`).pipe(
+          Effect.flatMap((body) => annotations.convert(urlParams.documentId, urlParams.sourceType, urlParams.targetType, body)),
           Effect.map((bytes) => HttpServerResponse.uint8Array(bytes, { contentType: MEDIA_TYPES[urlParams.targetType] }))
         ))
   }))

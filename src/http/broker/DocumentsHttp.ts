@@ -1,11 +1,11 @@
 import { HttpApiBuilder, HttpServerResponse } from "@effect/platform"
-import { Effect, Stream } from "effect"
-import { InvalidRequest } from "../../schemas/Document.ts"
+import { Effect } from "effect"
 import { Annotations } from "../../services/annotations/Annotations.ts"
 import { Conversions } from "../../services/Conversions.ts"
 import { Documents } from "../../services/Documents.ts"
 import { Transformations } from "../../services/Transformations.ts"
 import { fileResponse, parseRange, rangeResponse } from "../FileResponse.ts"
+import { octetStreamBody } from "../OctetStreamBody.ts"
 import { BrokerApi } from "./Api.ts"
 
 export const DocumentsHttpLive = HttpApiBuilder.group(BrokerApi, "documents", (handlers) =>
@@ -15,18 +15,10 @@ export const DocumentsHttpLive = HttpApiBuilder.group(BrokerApi, "documents", (h
     const annotations = yield* Annotations
     const transformations = yield* Transformations
     return handlers
-      .handleRaw("upload", ({ request, urlParams }) => {
-        const contentType = (request.headers["content-type"] ?? "").split(";")[0]!.trim().toLowerCase()
-        if (contentType !== "application/octet-stream") {
-          return Effect.fail(new InvalidRequest({ message: `Content-Type must be application/octet-stream, got '${contentType || "none"}'` }))
-        }
-        return urlParams.documentUrl !== undefined
-          ? documents.uploadFromUrl(urlParams.documentUrl, urlParams)
-          : documents.upload(
-            request.stream.pipe(Stream.mapError((e) => new InvalidRequest({ message: `The upload could not be read: ${e.message}` }))),
-            urlParams
-          )
-      })
+      .handleRaw("upload", ({ request, urlParams }) =>
+        octetStreamBody(request, "upload").pipe(
+          Effect.flatMap((body) => (urlParams.documentUrl !== undefined ? documents.uploadFromUrl(urlParams.documentUrl, urlParams) : documents.upload(body, urlParams)))
+        ))
       .handle("registerLayout", ({ payload }) => documents.registerLayout(payload))
       .handle("metadata", ({ path }) => documents.metadata(path.documentId))
       .handle("file", ({ path, urlParams }) =>

@@ -4,10 +4,11 @@
  * (the change is kept beside the file). Also the creation policy, the XFDF export and the FDF ↔
  * XFDF conversion. See docs/annotations.md.
  */
-import { Config, Effect, Option } from "effect"
+import { Config, Effect, Option, Stream } from "effect"
 import { randomBytes } from "node:crypto"
 import { Annotation, AnnotationFlags, type AnnotationIds, AnnotationNotFound, Annotations as AnnotationList, type AnnotationFileType } from "../../schemas/Annotations.ts"
 import { DocumentIdRef, InvalidRequest } from "../../schemas/Document.ts"
+import { capBody, uploadDrainBytes } from "../BodyLimit.ts"
 import { Documents } from "../Documents.ts"
 import { AnnotationPolicies } from "./AnnotationPolicies.ts"
 import { fromPdfAnnotation, quadPointsOf, toPdfAnnotation } from "./AnnotationModel.ts"
@@ -19,7 +20,8 @@ import { parseXfdf, writeXfdf } from "./Xfdf.ts"
 
 export const AnnotationsConfig = Config.all({
   /** Largest FDF or XFDF file POST /annotations/conversion takes. */
-  maxFileBytes: Config.integer("ANNOTATION_FILE_MAX_BYTES").pipe(Config.withDefault(50 * 1024 * 1024))
+  maxFileBytes: Config.integer("ANNOTATION_FILE_MAX_BYTES").pipe(Config.withDefault(50 * 1024 * 1024)),
+  drainBytes: uploadDrainBytes
 })
 
 const newAnnotationId = () => `a_${randomBytes(12).toString("base64url")}`
@@ -191,12 +193,18 @@ export class Annotations extends Effect.Service<Annotations>()("docstack/Annotat
       }),
 
       /** POST /annotations/conversion: FDF to XFDF and back (or a file rewritten in its own format). */
-      convert: Effect.fn("Annotations.convert")(function*(documentId: string, sourceType: AnnotationFileType, targetType: AnnotationFileType, bytes: Uint8Array) {
+      convert: Effect.fn("Annotations.convert")(function*(
+        documentId: string,
+        sourceType: AnnotationFileType,
+        targetType: AnnotationFileType,
+        body: Stream.Stream<Uint8Array, InvalidRequest>
+      ) {
         yield* documents.check(documentId)
+        // Kept up to the limit only: a larger body is refused without being held in memory.
+        const tooLarge = () => new InvalidRequest({ message: `The ${sourceType} file is larger than ${config.maxFileBytes} bytes (ANNOTATION_FILE_MAX_BYTES)` })
+        const chunks = yield* Stream.runCollect(capBody(body, config.maxFileBytes, config.drainBytes, tooLarge))
+        const bytes = Buffer.concat([...chunks])
         if (bytes.byteLength === 0) return yield* new InvalidRequest({ message: `The body is empty: send the ${sourceType} file's bytes` })
-        if (bytes.byteLength > config.maxFileBytes) {
-          return yield* new InvalidRequest({ message: `The ${sourceType} file is larger than ${config.maxFileBytes} bytes (ANNOTATION_FILE_MAX_BYTES)` })
-        }
         const annotations = yield* parse(sourceType, bytes).pipe(Effect.mapError((e) => new InvalidRequest({ message: e.message })))
         const title = Option.getOrUndefined(yield* documents.title(documentId))
         return write(targetType, annotations, title)
