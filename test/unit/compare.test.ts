@@ -5,10 +5,8 @@
  */
 import { describe, expect, it } from "@effect/vitest"
 import { ConfigProvider, Effect, Either } from "effect"
-import { createCanvas } from "@napi-rs/canvas"
 import { execFileSync } from "node:child_process"
 import { mkdtempSync, readFileSync, writeFileSync } from "node:fs"
-import { createRequire } from "node:module"
 import { tmpdir } from "node:os"
 import * as path from "node:path"
 import { PDFDocument, type PDFFont, StandardFonts } from "pdf-lib"
@@ -19,7 +17,7 @@ import { parseColor } from "../../src/schemas/Comparisons.ts"
 import { ComparisonsConfig } from "../../src/services/Comparisons.ts"
 import { type DiffColors, diffPageImages } from "../../src/services/compare/ImageDiff.ts"
 import { diffText } from "../../src/services/compare/TextDiff.ts"
-import { type RawTextItem, type RawTextStyle, toTextPositions } from "../../src/services/pdf/Text.ts"
+import { pageTextPositions, pdfjsResources } from "../../src/services/pdf/PdfJsSetup.ts"
 import { CORPUS } from "../support/backends.ts"
 import { textRun } from "../support/text-runs.ts"
 
@@ -444,36 +442,13 @@ describe("diffText", () => {
 
 // ---- corpus text ----------------------------------------------------------------------------
 
-const pdfjsRoot = path.dirname(createRequire(import.meta.url).resolve("pdfjs-dist/package.json")) + path.sep
-const measureContext = createCanvas(1, 1).getContext("2d")
-const FAMILIES: Readonly<Record<string, string>> = { serif: "Liberation Serif, serif", "sans-serif": "Liberation Sans, sans-serif", monospace: "Liberation Mono, monospace" }
-const measure = (text: string, family: string) => {
-  measureContext.font = `100px ${FAMILIES[family] ?? family}`
-  return Array.from(text, (ch) => (ch < " " ? 0 : measureContext.measureText(ch).width))
-}
-
-/** Text positions of every page, as the PDF worker makes them. */
+/** Text positions of every page, read as the PDF engine reads them. */
 const textPositionsOf = async (file: string) => {
-  const doc = await pdfjs.getDocument({
-    data: new Uint8Array(readFileSync(file)),
-    standardFontDataUrl: `${pdfjsRoot}standard_fonts${path.sep}`,
-    cMapUrl: `${pdfjsRoot}cmaps${path.sep}`,
-    cMapPacked: true,
-    isEvalSupported: false,
-    verbosity: 0
-  }).promise
+  const doc = await pdfjs.getDocument({ ...pdfjsResources, data: new Uint8Array(readFileSync(file)) }).promise
   const pages: Array<Array<TextPosition>> = []
   for (let n = 1; n <= doc.numPages; n++) {
     const page = await doc.getPage(n)
-    const content = await page.getTextContent()
-    pages.push(toTextPositions({
-      pageNumber: n - 1,
-      items: content.items.filter((item) => "str" in item) as unknown as ReadonlyArray<RawTextItem>,
-      styles: content.styles as Record<string, RawTextStyle>,
-      viewportTransform: page.getViewport({ scale: 1 }).transform,
-      fontNames: () => undefined,
-      measure
-    }))
+    pages.push(await pageTextPositions(page, false))
     page.cleanup()
   }
   await doc.destroy()

@@ -4,11 +4,9 @@
  */
 import { WorkerRunner } from "@effect/platform"
 import { NodeContext, NodeRuntime, NodeWorkerRunner } from "@effect/platform-node"
-import { createCanvas } from "@napi-rs/canvas"
 import { Effect, Layer } from "effect"
 import { existsSync, readdirSync, readFileSync, statSync } from "node:fs"
 import { readFile, writeFile } from "node:fs/promises"
-import { createRequire } from "node:module"
 import * as path from "node:path"
 import { workerData } from "node:worker_threads"
 import * as pdfjs from "pdfjs-dist/legacy/build/pdf.mjs"
@@ -21,9 +19,10 @@ import { dropKeptAnnotations, readAnnotations, writeAnnotations } from "../annot
 import { diffPageImages } from "../compare/ImageDiff.ts"
 import { diffText } from "../compare/TextDiff.ts"
 import { writeOutline } from "./Outline.ts"
+import { pageTextPositions, pdfjsResources } from "./PdfJsSetup.ts"
 import { redact } from "./Redaction.ts"
 import { certificatesFromPem, type TrustStore, verifySignatures } from "./SignatureVerification.ts"
-import { compilePattern, InvalidSearchPattern, type RawTextItem, type RawTextStyle, searchRuns, toTextPositions } from "./Text.ts"
+import { compilePattern, InvalidSearchPattern, searchRuns } from "./Text.ts"
 import { AnnotationBasis, PageBox, PdfSummary, PdfOpenFailed, PdfOperationFailed, PdfRequest } from "./Protocol.ts"
 
 export interface PdfWorkerOptions {
@@ -59,17 +58,6 @@ const trustStore = (() => {
     return store
   }
 })()
-
-// pdf.js wants directories with trailing slashes; without standard fonts, non-embedded base-14 text renders as boxes.
-const pdfjsRoot = path.dirname(createRequire(import.meta.url).resolve("pdfjs-dist/package.json")) + path.sep
-const resources = {
-  standardFontDataUrl: `${pdfjsRoot}standard_fonts${path.sep}`,
-  cMapUrl: `${pdfjsRoot}cmaps${path.sep}`,
-  cMapPacked: true,
-  wasmUrl: `${pdfjsRoot}wasm${path.sep}`,
-  isEvalSupported: false,
-  verbosity: 0
-}
 
 /** A small LRU: Map keeps insertion order, so re-inserting on use moves an entry to the back. */
 class Lru<V> {
@@ -117,7 +105,7 @@ const open = (source: { readonly hash: string; readonly path: string }) =>
       let doc = openDocuments.get(source.hash)
       if (!doc) {
         doc = readFile(source.path).then((bytes) =>
-          pdfjs.getDocument({ ...resources, data: new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.byteLength) }).promise
+          pdfjs.getDocument({ ...pdfjsResources, data: new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.byteLength) }).promise
         )
         doc.catch(() => openDocuments.delete(source.hash))
         openDocuments.set(source.hash, doc)
@@ -139,42 +127,6 @@ interface CanvasFactory {
   destroy(target: { canvas: unknown; context: CanvasRenderingContext2D }): void
 }
 
-const measureContext = createCanvas(1, 1).getContext("2d")
-/**
- * pdf.js names generic families only. Which font the canvas takes for those depends on every font
- * installed (CJK fonts, LibreOffice's), so they are pinned to the fonts metric-compatible with the
- * PDF standard fonts (Times, Helvetica, Courier) that the setup installs.
- */
-const MEASURE_FAMILIES: Readonly<Record<string, string>> = {
-  serif: "Liberation Serif, DejaVu Serif, serif",
-  "sans-serif": "Liberation Sans, DejaVu Sans, sans-serif",
-  monospace: "Liberation Mono, DejaVu Sans Mono, monospace"
-}
-const measure = (text: string, fontFamily: string) => {
-  measureContext.font = `100px ${MEASURE_FAMILIES[fontFamily] ?? fontFamily}`
-  // The canvas throws on control characters (a NUL in a run of standard_fonts.pdf); they take no width.
-  return Array.from(text, (ch) => (ch < " " ? 0 : measureContext.measureText(ch).width))
-}
-
-const pageRuns = async (page: PDFPageProxy, withFontNames: boolean) => {
-  const content = await page.getTextContent()
-  // Font objects (with their real names) exist only once the page's operators have been loaded.
-  if (withFontNames) await page.getOperatorList()
-  const fontNames = (id: string) => {
-    if (!page.commonObjs.has(id)) return undefined
-    const name = (page.commonObjs.get(id) as { name?: string }).name
-    return name?.replace(/^[A-Z]{6}\+/, "")
-  }
-  return toTextPositions({
-    pageNumber: page.pageNumber - 1,
-    items: content.items.filter((item) => "str" in item) as ReadonlyArray<RawTextItem>,
-    styles: content.styles as Record<string, RawTextStyle>,
-    viewportTransform: page.getViewport({ scale: 1 }).transform,
-    fontNames: withFontNames ? fontNames : () => undefined,
-    measure
-  })
-}
-
 const searchRunsOf = async (hash: string, doc: PDFDocumentProxy, pageIndex: number) => {
   let pages = searchText.get(hash)
   if (!pages) {
@@ -185,7 +137,7 @@ const searchRunsOf = async (hash: string, doc: PDFDocumentProxy, pageIndex: numb
   if (!runs) {
     // A page the damaged page tree does not reach (see Analyze) shows nothing, so it has nothing to find.
     const page = await doc.getPage(pageIndex + 1).catch(() => undefined)
-    runs = page ? await pageRuns(page, false) : []
+    runs = page ? await pageTextPositions(page, false) : []
     pages.set(pageIndex, runs)
   }
   return runs
@@ -343,7 +295,7 @@ const handlers = WorkerRunner.layerSerialized(PdfRequest, {
     Effect.gen(function*() {
       const doc = yield* open(req)
       const page = yield* pageOf(doc, req.page)
-      return yield* attempt(`Extracting text of page ${req.page}`, () => pageRuns(page, true))
+      return yield* attempt(`Extracting text of page ${req.page}`, () => pageTextPositions(page, true))
     }),
 
   SearchPages: (req) =>
@@ -460,7 +412,7 @@ const handlers = WorkerRunner.layerSerialized(PdfRequest, {
       return yield* attempt("Comparing the documents' text", async () => {
         const textOf = async (doc: PDFDocumentProxy) => {
           const pages: Array<ReadonlyArray<TextPosition>> = []
-          for (let i = 1; i <= doc.numPages; i++) pages.push(await pageRuns(await doc.getPage(i), true))
+          for (let i = 1; i <= doc.numPages; i++) pages.push(await pageTextPositions(await doc.getPage(i), true))
           return pages
         }
         return diffText(await textOf(left), await textOf(right))
