@@ -20,7 +20,7 @@ import { diffPageImages } from "../compare/ImageDiff.ts"
 import { diffText } from "../compare/TextDiff.ts"
 import { writeOutline } from "./Outline.ts"
 import { pageTextPositions, pdfjsResources } from "./PdfJsSetup.ts"
-import { redact } from "./Redaction.ts"
+import { redactedDocument } from "./Redaction.ts"
 import { certificatesFromPem, type TrustStore, verifySignatures } from "./SignatureVerification.ts"
 import { compilePattern, InvalidSearchPattern, searchRuns } from "./Text.ts"
 import { AnnotationBasis, PageBox, PdfSummary, PdfOpenFailed, PdfOperationFailed, PdfRequest } from "./Protocol.ts"
@@ -347,13 +347,13 @@ const handlers = WorkerRunner.layerSerialized(PdfRequest, {
       const sources = yield* Effect.forEach(req.sources, (source) =>
         Effect.gen(function*() {
           const bytes = new Uint8Array(yield* attempt("Reading a source document", () => readFile(source.path)))
-          const redacted = source.redactions.length === 0
-            ? bytes
-            : yield* redact(bytes, source.redactions, { timeoutMs: options.redactionTimeoutMs }).pipe(
+          // A redacted source is taken as redaction left it, not written out and parsed again.
+          return source.redactions.length === 0
+            ? yield* attempt("Opening a source document", () => PDFDocument.load(bytes, { ignoreEncryption: true, updateMetadata: false, throwOnInvalidObject: false }))
+            : yield* redactedDocument(bytes, source.redactions, { timeoutMs: options.redactionTimeoutMs }).pipe(
               Effect.mapError((e) => new PdfOperationFailed({ message: e.message })),
               Effect.provide(NodeContext.layer)
             )
-          return yield* attempt("Opening a source document", () => PDFDocument.load(redacted, { ignoreEncryption: true, updateMetadata: false, throwOnInvalidObject: false }))
         }))
       return yield* attempt("Building the result", async () => {
         const files: Array<string> = []

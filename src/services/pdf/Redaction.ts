@@ -3,7 +3,7 @@
  *
  * 1. MuPDF (`mutool run`) removes the glyphs under each region and replaces the covered pixels of
  *    images (and of their soft masks), copying forms and images other pages still use.
- * 2. `scrubPages` goes over the redacted pages' content streams (and the forms they draw): MuPDF 1.21
+ * 2. `scrubDocument` goes over the redacted pages' content streams (and the forms they draw): MuPDF 1.21
  *    keeps line art and shadings, so painted paths are cut at the regions (fills exactly, strokes
  *    where the stroke would reach in), shadings are dropped or clipped out, and replacement text
  *    (/ActualText, /Alt, /E) of marked content touching a region is deleted, in the content and in
@@ -61,9 +61,30 @@ export const redact = Effect.fn("Redaction.redact")(function*(
   regions: ReadonlyArray<RedactionRegion>,
   settings: RedactionSettings = {}
 ) {
-  const fill: Fill = settings.fill === undefined ? [0, 0, 0] : settings.fill
+  if (regions.length === 0) {
+    yield* validate(regions, fillOf(settings))
+    return pdf
+  }
+  const doc = yield* redactedDocument(pdf, regions, settings)
+  return yield* Effect.tryPromise({
+    try: () => doc.save({ addDefaultPage: false, updateFieldAppearances: false }),
+    catch: (error) => new RedactionFailed({ message: `The redacted PDF cannot be written: ${String(error)}` })
+  })
+})
+
+const fillOf = (settings: RedactionSettings): Fill => (settings.fill === undefined ? [0, 0, 0] : settings.fill)
+
+/**
+ * As `redact`, the result left loaded: for a caller that takes pages from it (a transformation),
+ * which would otherwise parse again what was just written.
+ */
+export const redactedDocument = Effect.fn("Redaction.redactedDocument")(function*(
+  pdf: Uint8Array,
+  regions: ReadonlyArray<RedactionRegion>,
+  settings: RedactionSettings = {}
+) {
+  const fill = fillOf(settings)
   yield* validate(regions, fill)
-  if (regions.length === 0) return pdf
   const timeout = Duration.millis(settings.timeoutMs ?? 120_000)
   const fs = yield* FileSystem.FileSystem
   const path = yield* Path.Path
@@ -96,7 +117,7 @@ export const redact = Effect.fn("Redaction.redact")(function*(
           }))
       )
       const redacted = yield* fs.readFile(file("output.pdf")).pipe(Effect.orDie)
-      return yield* scrubPages(redacted, regions, fill)
+      return yield* scrubDocument(redacted, regions, fill)
     })
   ).pipe(
     Effect.timeoutFail({
@@ -135,7 +156,7 @@ const mutoolFailure = (stderr: string, exitCode: number): string => {
  * mutool's JavaScript (MuJS, ES5); the last argument is "redact", or "decrypt" to only write the file
  * back decrypted. Redact marks already on a page would be applied along with the regions, so they are
  * deleted first: the regions are the whole request. applyRedactions(blackBoxes, imageMethod): no boxes
- * (scrubPages draws them in the asked colour), image method 2 replaces only the covered pixels. Saved
+ * (scrubDocument draws them in the asked colour), image method 2 replaces only the covered pixels. Saved
  * "decrypt" so pdf-lib can read it, "compress" so rewritten images are not stored raw.
  */
 const MUTOOL_SCRIPT = String.raw`
@@ -176,11 +197,11 @@ const INLINE_IMAGE_FAILURE = "BI operator can only show"
  * annotations), draws the fill boxes and drops unreferenced objects. Pure CPU work with no platform
  * service, so it can run on a worker thread.
  */
-export const scrubPages = (
+const scrubDocument = (
   pdf: Uint8Array,
   regions: ReadonlyArray<RedactionRegion>,
   fill: Fill
-): Effect.Effect<Uint8Array, RedactionFailed> =>
+): Effect.Effect<PDFDocument, RedactionFailed> =>
   Effect.gen(function*() {
     const doc = yield* Effect.tryPromise({
       try: () => PDFDocument.load(pdf, { updateMetadata: false }),
@@ -208,10 +229,7 @@ export const scrubPages = (
     // XFA data repeats field values outside the pages; MuPDF and pdf.js show the AcroForm anyway.
     doc.catalog.lookupMaybe(PDFName.of("AcroForm"), PDFDict)?.delete(PDFName.of("XFA"))
     dropUnreferenced(doc.context)
-    return yield* Effect.tryPromise({
-      try: () => doc.save({ addDefaultPage: false, updateFieldAppearances: false }),
-      catch: (error) => new RedactionFailed({ message: `The redacted PDF cannot be written: ${String(error)}` })
-    })
+    return doc
   })
 
 const pageList = (doc: PDFDocument) =>
