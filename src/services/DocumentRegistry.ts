@@ -6,6 +6,7 @@ import { SqlClient, SqlSchema } from "@effect/sql"
 import type { SqlError } from "@effect/sql/SqlError"
 import { Effect, Option, Schema } from "effect"
 import { DocumentAlreadyExists } from "../schemas/Document.ts"
+import { sqlJson } from "./sql/StorableText.ts"
 
 export class PageRecord extends Schema.Class<PageRecord>("PageRecord")({
   width: Schema.Number,
@@ -108,7 +109,7 @@ export class DocumentRegistry extends Effect.Service<DocumentRegistry>()("docsta
             format: doc.format,
             sourceHash: doc.sourceHash,
             sourceSize: doc.sourceSize,
-            registeredPages: doc.registeredPages === null ? null : JSON.stringify(doc.registeredPages),
+            registeredPages: doc.registeredPages === null ? null : sqlJson(doc.registeredPages),
             renditionKey: doc.renditionKey
           })
         }`.pipe(
@@ -155,7 +156,7 @@ export class DocumentRegistry extends Effect.Service<DocumentRegistry>()("docsta
 
       saveRendition: Effect.fn("DocumentRegistry.saveRendition")(
         (sourceHash: string, renditionHash: string, pages: ReadonlyArray<PageRecord>, info: Readonly<Record<string, string>>) =>
-          sql`INSERT INTO renditions ${sql.insert({ sourceHash, renditionHash, pages: JSON.stringify(pages), info: JSON.stringify(info) })}
+          sql`INSERT INTO renditions ${sql.insert({ sourceHash, renditionHash, pages: sqlJson(pages), info: sqlJson(info) })}
               ON CONFLICT (source_hash) DO UPDATE SET rendition_hash = EXCLUDED.rendition_hash, pages = EXCLUDED.pages, info = EXCLUDED.info`.pipe(Effect.asVoid, Effect.orDie)
       ),
 
@@ -166,7 +167,7 @@ export class DocumentRegistry extends Effect.Service<DocumentRegistry>()("docsta
       saveExpansion: Effect.fn("DocumentRegistry.saveExpansion")((sourceHash: string, parts: unknown, blobHashes: ReadonlyArray<string>) =>
         sql.withTransaction(
           Effect.gen(function*() {
-            yield* sql`INSERT INTO expansions ${sql.insert({ sourceHash, parts: JSON.stringify(parts) })}
+            yield* sql`INSERT INTO expansions ${sql.insert({ sourceHash, parts: sqlJson(parts) })}
                        ON CONFLICT (source_hash) DO UPDATE SET parts = EXCLUDED.parts`
             yield* sql`DELETE FROM expansion_blobs WHERE source_hash = ${sourceHash}`
             if (blobHashes.length > 0) {

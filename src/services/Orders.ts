@@ -12,6 +12,7 @@ import { hostname } from "node:os"
 import { OrderNotFound, type OrderState, OrderState as OrderStateSchema } from "../schemas/Orders.ts"
 import { durationConfig } from "./DurationConfig.ts"
 import { isoUtc } from "./sql/Fragments.ts"
+import { sqlJson } from "./sql/StorableText.ts"
 
 export const OrdersConfig = Config.all({
   /** How long a claimed order stays with its worker without a heartbeat. */
@@ -84,7 +85,7 @@ export class Orders extends Effect.Service<Orders>()("docstack/Orders", {
     const find = (id: string) => findById(id).pipe(Effect.orDie)
 
     const finish = (id: string, state: OrderState, fields: { readonly result?: unknown; readonly errorMessage?: string }) =>
-      sql`UPDATE orders SET state = ${state}, result = ${fields.result === undefined ? null : JSON.stringify(fields.result)},
+      sql`UPDATE orders SET state = ${state}, result = ${fields.result === undefined ? null : sqlJson(fields.result)},
             error_message = ${fields.errorMessage ?? null}, processed_at = now(),
             processing_ms = (EXTRACT(EPOCH FROM (now() - started_at)) * 1000)::bigint, processed_by = ${owner},
             lease_owner = NULL, lease_until = NULL
@@ -146,7 +147,7 @@ export class Orders extends Effect.Service<Orders>()("docstack/Orders", {
             state: "QUEUED",
             documentId: order.documentId,
             format: order.format,
-            request: JSON.stringify(order.request ?? {})
+            request: sqlJson(order.request ?? {})
           })
         }`.pipe(Effect.orDie)
         yield* PubSub.publish(events, { type: "queued" })

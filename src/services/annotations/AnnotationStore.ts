@@ -6,6 +6,7 @@
 import { SqlClient } from "@effect/sql"
 import { Effect, Schema } from "effect"
 import { Annotation } from "../../schemas/Annotations.ts"
+import { sqlJson } from "../sql/StorableText.ts"
 
 const Body = Schema.Union(Annotation, Schema.parseJson(Annotation))
 
@@ -33,7 +34,7 @@ export class AnnotationStore extends Effect.Service<AnnotationStore>()("docstack
           id: annotation.id!.id,
           page: annotation.page,
           type: annotation.type,
-          body: JSON.stringify(encodeBody(annotation)),
+          body: sqlJson(encodeBody(annotation)),
           fromFile,
           deleted
         })

@@ -44,7 +44,7 @@ export class Conversations extends Effect.Service<Conversations>()("gateway/Conv
       )
 
     // Readers and writers of conversations come after this process's pending records (RequestRecorder).
-    return afterRecords(recorder.settled, {
+    return afterRecords("Conversations", recorder.settled, {
       own,
 
       create: (principal: Principal, title: string | undefined) =>

@@ -28,6 +28,7 @@ import {
 import { RequestRecorder } from "./RequestRecorder.ts"
 import { type RenderContext, Templates } from "./Templates.ts"
 import { isoUtc } from "../sql/Fragments.ts"
+import { sqlJson } from "../sql/StorableText.ts"
 
 const JsonObject = Schema.Union(Schema.Record({ key: Schema.String, value: Schema.Unknown }), Schema.parseJson(Schema.Record({ key: Schema.String, value: Schema.Unknown })))
 
@@ -117,8 +118,8 @@ const columns = (content: Content) => ({
   name: content.name,
   description: content.description,
   category: content.category,
-  quickPrompt: content.quickPrompt === null ? null : JSON.stringify(content.quickPrompt),
-  llm: JSON.stringify(content.llm),
+  quickPrompt: content.quickPrompt === null ? null : sqlJson(content.quickPrompt),
+  llm: sqlJson(content.llm),
   timeSavedSeconds: content.timeSavedSeconds
 })
 

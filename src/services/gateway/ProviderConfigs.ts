@@ -9,6 +9,7 @@ import { ExtraParamDescriptor, ProviderCapabilities, type ProviderConfigInput, t
 import { Secrets } from "./Secrets.ts"
 import { durationConfig } from "../DurationConfig.ts"
 import { isoUtc } from "../sql/Fragments.ts"
+import { sqlJson } from "../sql/StorableText.ts"
 
 const temperature = new ExtraParamDescriptor({ name: "temperature", type: "number", description: "Sampling temperature", required: false })
 const topP = new ExtraParamDescriptor({ name: "topP", type: "number", description: "Nucleus sampling probability mass", required: false })
@@ -128,9 +129,9 @@ export class ProviderConfigs extends Effect.Service<ProviderConfigs>()("gateway/
       name: input.name ?? null,
       model: input.model,
       baseUrl: input.baseUrl ?? null,
-      headers: JSON.stringify(input.headers ?? {}),
-      extraParams: JSON.stringify(input.extraParams ?? {}),
-      capabilities: JSON.stringify(input.capabilities ?? {}),
+      headers: sqlJson(input.headers ?? {}),
+      extraParams: sqlJson(input.extraParams ?? {}),
+      capabilities: sqlJson(input.capabilities ?? {}),
       fallbackProviderId: input.fallbackProviderId ?? null,
       isDefault: input.isDefault ?? false
     })

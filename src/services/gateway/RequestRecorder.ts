@@ -14,6 +14,7 @@ import { SqlClient, type SqlError } from "@effect/sql"
 import { Config, Deferred, Duration, Effect, Schedule } from "effect"
 import { InternalError } from "../../schemas/GatewayErrors.ts"
 import { durationConfig } from "../DurationConfig.ts"
+import { sqlJson } from "../sql/StorableText.ts"
 
 export const RequestRecorderConfig = Config.all({
   /** How long the first record of a batch waits for others to share its statement. */
@@ -181,6 +182,42 @@ const isPermanent = (error: SqlError.SqlError) => {
   return typeof code === "string" && /^(22|23|42)[0-9A-Z]{3}$/.test(code)
 }
 
+/** What the database said of a refused statement: SQLSTATE and message. */
+const refusal = (error: SqlError.SqlError) => {
+  const cause = error.cause as { readonly code?: unknown; readonly message?: unknown } | undefined
+  return `${String(cause?.code ?? "no SQLSTATE")}: ${String(cause?.message ?? error.message)}`
+}
+
+/** PostgreSQL's `integer`, the type of every number a record holds (tokens, milliseconds, versions). */
+const INTEGER_MAX = 2_147_483_647
+
+const boundedNumber = (value: unknown): unknown =>
+  typeof value !== "number" ? value : !Number.isFinite(value) ? null : Math.max(-INTEGER_MAX, Math.min(INTEGER_MAX, Math.round(value)))
+
+/** `fields` with every number bounded, or undefined when none needed it. */
+const boundedFields = <A extends object>(fields: A): A | undefined => {
+  let changed = false
+  const bounded = Object.fromEntries(Object.entries(fields).map(([name, value]) => {
+    const kept = boundedNumber(value)
+    if (kept !== value) changed = true
+    return [name, kept]
+  }))
+  return changed ? (bounded as A) : undefined
+}
+
+/**
+ * A record in a form the database accepts whatever a provider reported: every number rounded into
+ * the `integer` range (a usage count of five billion tokens overflows it). Text needs no such step:
+ * StorableText.ts has already made it storable. The record itself when nothing changes.
+ */
+const acceptableForm = (record: Record): Record => {
+  if (record._tag === "RequestFinished") {
+    const outcome = boundedFields(record.outcome)
+    return outcome === undefined ? record : { ...record, outcome }
+  }
+  return record._tag === "PromptUsed" ? boundedFields(record) ?? record : record
+}
+
 const describe = (record: Record) =>
   record._tag === "RequestStarted" ? `RequestStarted ${record.request.tenantId}/${record.request.id}` : `${record._tag} ${record.tenantId}/${"id" in record ? record.id : record.promptId}`
 
@@ -191,7 +228,7 @@ export class RequestRecorder extends Effect.Service<RequestRecorder>()("gateway/
 
     /** One statement writes a whole batch; the same text every time, the rows in one jsonb parameter. */
     const write = (records: ReadonlyArray<Record>) =>
-      sql`WITH batch AS (SELECT ${JSON.stringify(rowsOf(records))}::jsonb AS rows),
+      sql`WITH batch AS (SELECT ${sqlJson(rowsOf(records))}::jsonb AS rows),
         new_conversations AS (
           INSERT INTO conversations (tenant_id, id, user_id, title, created_at, updated_at)
           SELECT tenant_id, id, user_id, title, at, at
@@ -233,9 +270,10 @@ export class RequestRecorder extends Effect.Service<RequestRecorder>()("gateway/
         SELECT 1`.pipe(Effect.asVoid)
 
     /**
-     * Writes a batch until it is written. A batch the database refuses for its data (a request for
-     * a conversation deleted meanwhile) is written record by record, and the refused ones are
-     * dropped with an error in the log; any other failure (the database away) is retried.
+     * Writes a batch until it is written. A batch the database refuses for its data is written
+     * record by record; a refused record is logged and written again in a form it accepts
+     * (`acceptableForm`), and dropped only when even that is refused (a request whose conversation
+     * was deleted meanwhile). Any other failure (the database away) is retried.
      */
     const writeSurely = (records: ReadonlyArray<Record>): Effect.Effect<void> =>
       write(records).pipe(
@@ -243,13 +281,23 @@ export class RequestRecorder extends Effect.Service<RequestRecorder>()("gateway/
           !isPermanent(error)
             ? Effect.fail(error)
             : records.length === 1
-            ? Effect.logError(`A record the database refuses is dropped: ${describe(records[0]!)}`, error)
+            ? writeRefused(records[0]!, error)
             : Effect.forEach(records, (record) => writeSurely([record]), { discard: true })
         ),
         Effect.tapError((error) => Effect.logWarning(`Writing ${records.length} request records failed; trying again`, error)),
         Effect.retry(Schedule.exponential("100 millis").pipe(Schedule.union(Schedule.spaced("5 seconds")))),
         Effect.orDie
       )
+
+    const writeRefused = (record: Record, error: SqlError.SqlError): Effect.Effect<void, SqlError.SqlError> => {
+      const acceptable = acceptableForm(record)
+      const dropped = (reason: SqlError.SqlError) => Effect.logError(`The database refuses ${describe(record)} (${refusal(reason)}): it is dropped`)
+      if (acceptable === record) return dropped(error)
+      return Effect.logError(`The database refuses ${describe(record)} (${refusal(error)}): writing it with its numbers bounded to the columns' range`).pipe(
+        Effect.zipRight(write([acceptable])),
+        Effect.catchAll((again) => (isPermanent(again) ? dropped(again) : Effect.fail(again)))
+      )
+    }
 
     let queue: Array<Record> = []
     /** Records enqueued, and written, since the start. */
@@ -345,8 +393,15 @@ type AfterRecords<S extends Methods> = {
   readonly [K in keyof S]: S[K] extends (...args: infer P) => Effect.Effect<infer A, infer E, infer R> ? (...args: P) => Effect.Effect<A, E | InternalError, R> : never
 }
 
-/** `service` whose every method first awaits `settled`: a reader of the records sees every record enqueued before it. */
-export const afterRecords = <S extends Methods>(settled: Effect.Effect<void, InternalError>, service: S): AfterRecords<S> =>
+/**
+ * `service` whose every method first awaits `settled` (a reader of the records sees every record
+ * enqueued before it), each named `<serviceName>.<method>` as `Effect.fn` names it, so that a
+ * failure's trace says which step failed.
+ */
+export const afterRecords = <S extends Methods>(serviceName: string, settled: Effect.Effect<void, InternalError>, service: S): AfterRecords<S> =>
   Object.fromEntries(
-    Object.entries(service).map(([name, method]) => [name, (...args: ReadonlyArray<unknown>) => Effect.zipRight(settled, Effect.suspend(() => method(...args)))])
+    Object.entries(service).map(([name, method]) => [
+      name,
+      Effect.fn(`${serviceName}.${name}`)((...args: ReadonlyArray<unknown>) => Effect.zipRight(settled, Effect.suspend(() => method(...args))))
+    ])
   ) as AfterRecords<S>

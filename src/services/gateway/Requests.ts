@@ -289,7 +289,7 @@ export class Requests extends Effect.Service<Requests>()("gateway/Requests", {
       })
 
     // Readers of the records see this process's pending ones first (RequestRecorder).
-    const reads = afterRecords(recorder.settled, {
+    const reads = afterRecords("Requests", recorder.settled, {
       get: own,
 
       /** A conversation's requests oldest first; without a conversation (admin views) the reach's newest first. */

@@ -133,7 +133,7 @@ export class Statistics extends Effect.Service<Statistics>()("gateway/Statistics
       )
 
     // Every figure counts this process's pending records too (RequestRecorder).
-    return afterRecords(recorder.settled, {
+    return afterRecords("Statistics", recorder.settled, {
       /** Figures of every user of the reach (the tenant, or one user). */
       users: (reach: Reach, page: number, size: number) =>
         userRows(reach, size, page * size).pipe(

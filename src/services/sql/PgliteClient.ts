@@ -16,6 +16,7 @@ import * as path from "node:path"
 import { fileURLToPath } from "node:url"
 import { promisify } from "node:util"
 import { Worker } from "node:worker_threads"
+import { storableConnection } from "./StorableText.ts"
 
 const execFileAsync = promisify(execFile)
 
@@ -148,7 +149,7 @@ const make = (dataDir: string, sharedBuffers: string) =>
     }
 
     const lock = yield* Effect.makeSemaphore(1)
-    const acquirer = Effect.acquireRelease(lock.take(1), () => lock.release(1)).pipe(Effect.as(connection))
+    const acquirer = Effect.acquireRelease(lock.take(1), () => lock.release(1)).pipe(Effect.as(storableConnection(connection)))
 
     return yield* SqlClient.make({
       acquirer,
