@@ -8,7 +8,7 @@ import { AdministrationHttpLive } from "../http/broker/AdministrationHttp.ts"
 import { AnnotationsHttpLive } from "../http/broker/AnnotationsHttp.ts"
 import { ComparisonsHttpLive } from "../http/broker/ComparisonsHttp.ts"
 import { TransformationsHttpLive } from "../http/broker/TransformationsHttp.ts"
-import { brokerErrorShape, errorBodies } from "../http/ErrorBodies.ts"
+import { brokerErrorShape, errorBodies, internalErrors } from "../http/ErrorBodies.ts"
 import { BrokerApi } from "../http/broker/Api.ts"
 import { ConversionsHttpLive } from "../http/broker/ConversionsHttp.ts"
 import { DocumentLoadingHttpLive } from "../http/broker/DocumentLoadingHttp.ts"
@@ -64,6 +64,7 @@ const BrokerRoutesLive = HttpApiBuilder.api(BrokerApi).pipe(
 
 /** The broker's HTTP application, without a server or services (tests serve it on an ephemeral port). */
 export const BrokerApp = HttpApiBuilder.serve((app) => HttpMiddleware.logger(errorBodies(brokerErrorShape)(app))).pipe(
+  Layer.provide(internalErrors(BrokerApi, brokerErrorShape)),
   Layer.provide(HttpApiSwagger.layer({ path: "/swagger-ui/index.html" })),
   Layer.provide(HttpApiBuilder.middlewareOpenApi({ path: "/v3/api-docs" })),
   Layer.provide(BrokerRoutesLive)

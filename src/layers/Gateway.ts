@@ -4,7 +4,7 @@
  */
 import { HttpApiBuilder, HttpApiSwagger, HttpMiddleware, OpenApi } from "@effect/platform"
 import { Effect, Layer } from "effect"
-import { errorBodies } from "../http/ErrorBodies.ts"
+import { errorBodies, internalErrors } from "../http/ErrorBodies.ts"
 import { ActuatorHttpLive } from "../http/gateway/ActuatorHttp.ts"
 import { AdminActivityHttpLive } from "../http/gateway/AdminActivityHttp.ts"
 import { AdminLlmHttpLive } from "../http/gateway/AdminLlmHttp.ts"
@@ -41,6 +41,7 @@ const GatewayRoutesLive = Layer.unwrapEffect(
 
 /** The gateway's HTTP application, without server or services (tests serve it on an ephemeral port). */
 export const GatewayApp = HttpApiBuilder.serve((app) => HttpMiddleware.logger(errorBodies(gatewayErrorShape)(app))).pipe(
+  Layer.provide(internalErrors(GatewayApi, gatewayErrorShape)),
   Layer.provide(HttpApiSwagger.layer({ path: "/swagger-ui/index.html" })),
   Layer.provide(HttpApiBuilder.middlewareOpenApi({ path: "/v3/api-docs" })),
   Layer.provide(GatewayRoutesLive),

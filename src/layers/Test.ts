@@ -70,9 +70,9 @@ const serveForTest = <I, RApp, S, RServices>(
       Url,
       HttpServer.HttpServer.pipe(Effect.map((server) => `http://127.0.0.1:${(server.address as HttpServer.TcpAddress).port}`))
     )
-    // The services are given to the tests too, for what has no endpoint of its own.
+    // The services (and the SQL client) are given to the tests too, for what has no endpoint of its own.
     return Layer.provideMerge(url, app.pipe(Layer.provideMerge(services), Layer.provideMerge(NodeHttpServer.layerTest))).pipe(
-      Layer.provide(InfrastructureLive),
+      Layer.provideMerge(InfrastructureLive),
       Layer.provide(Layer.setConfigProvider(ConfigProvider.fromMap(settings))),
       // A real server on real time, even inside a test's environment: its timeouts, polls and leases must fire.
       Layer.provide(Layer.setClock(Clock.make()))

@@ -165,7 +165,10 @@ layer(brokerTestLayer(defaultBackend.config), { timeout: 120_000 })("composite d
       const first = yield* call(`${base}/documents/${outer}@1/layout`)
       expect(first.status).toBe(500)
       expect(first.json.message.length).toBeGreaterThan(10)
-      expect((yield* call(`${base}/documents/${outer}@1/layout`)).json).toEqual(first.json)
+      // The same answer again, but for the error identifier that each answer and its log line get.
+      const again = (yield* call(`${base}/documents/${outer}@1/layout`)).json
+      expect({ ...again, errorId: first.json.errorId }).toEqual(first.json)
+      expect(again.errorId).not.toBe(first.json.errorId)
       expect((yield* call(`${base}/documents/${outer}@2/layout`)).status).toBe(200)
     }))
 

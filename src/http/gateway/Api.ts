@@ -254,8 +254,12 @@ export class GatewayApi extends HttpApi.make("gateway")
 {}
 
 /** Answers the HTTP layer makes itself (unknown route, unreadable body) in the gateway's error body. */
-export const gatewayErrorShape: ErrorShape = (status, kind, message) => ({
-  code: kind === "notFound" ? "RESOURCE_NOT_FOUND" : kind === "badRequest" || kind === "decode" ? "BAD_REQUEST" : status === 405 ? "NOT_IMPLEMENTED" : "INTERNAL_ERROR",
-  message,
-  status
-})
+export const gatewayErrorShape: ErrorShape = {
+  body: (status, kind, message) => ({
+    code: kind === "notFound" ? "RESOURCE_NOT_FOUND" : kind === "badRequest" || kind === "decode" ? "BAD_REQUEST" : status === 405 ? "NOT_IMPLEMENTED" : "INTERNAL_ERROR",
+    message,
+    status
+  }),
+  // The spec's body has no more fields: the identifier goes into the message.
+  identified: (body, errorId) => ({ ...body, message: `${String(body.message)} (error ${errorId})` })
+}

@@ -20,6 +20,7 @@ import { Prompts } from "./Prompts.ts"
 import type { PromptLlm } from "../../schemas/Prompts.ts"
 import { isoUtc, pageOf, reachFilter } from "../sql/Fragments.ts"
 import { afterRecords, apiTime, type Outcome, preciseNow, RequestRecorder } from "./RequestRecorder.ts"
+import { describeFailure, newErrorId } from "../InternalErrors.ts"
 
 /** SSE comment lines sent while waiting, so that proxies keep the connection open. */
 const HEARTBEAT = Duration.seconds(15)
@@ -256,12 +257,18 @@ export class Requests extends Effect.Service<Requests>()("gateway/Requests", {
         return yield* Fiber.await(fiber).pipe(Effect.ensuring(Effect.sync(() => running.get(key) === fiber && running.delete(key))))
       })
 
-    /** A failed generation's error as the error body (a defect is an internal error). */
-    const errorOf = (chosen: ChosenModel, cause: Cause.Cause<AiError.AiError | InternalError>): ErrorBody => {
+    /** A failed generation's error as the error body (a defect is an internal error, logged under its identifier). */
+    const errorOf = (chosen: ChosenModel, cause: Cause.Cause<AiError.AiError | InternalError>): Effect.Effect<ErrorBody> => {
       const failure = Cause.failureOption(cause)
-      if (Option.isNone(failure)) return { code: "INTERNAL_ERROR", message: Cause.pretty(cause).split("\n")[0]!, status: 500 }
+      if (Option.isNone(failure)) {
+        const errorId = newErrorId()
+        const { sentence } = describeFailure(cause)
+        return Effect.logError(`Error ${errorId}: a streamed request failed: ${sentence}`, cause).pipe(
+          Effect.as({ code: "INTERNAL_ERROR", message: `${sentence} (error ${errorId})`, status: 500 })
+        )
+      }
       const error = failure.value._tag === "INTERNAL_ERROR" ? failure.value : toGatewayError(chosen.config, failure.value)
-      return { code: error._tag, message: error.message, status: error._tag === "LLM_BAD_REQUEST" ? 400 : 500 }
+      return Effect.succeed({ code: error._tag, message: error.message, status: error._tag === "LLM_BAD_REQUEST" ? 400 : 500 })
     }
 
     /** The last request of the conversation, as a body that asks it again (prompts already rendered). */
@@ -411,7 +418,7 @@ export class Requests extends Effect.Service<Requests>()("gateway/Requests", {
               yield* record(outcome(status))
               send(frame("done", { requestId: prepared.id, conversationId: prepared.conversationId, status, latencyMs: Date.now() - started }))
             } else {
-              const error = errorOf(prepared.chosen, exit.cause)
+              const error = yield* errorOf(prepared.chosen, exit.cause)
               yield* record(outcome("FAILED", error.message))
               send(frame("error", error))
             }
