@@ -4,7 +4,7 @@
  */
 import { Schema } from "effect"
 import { Annotations } from "./Annotations.ts"
-import { DocumentIdRef, ReportAllErrors } from "./Document.ts"
+import { DocumentIdRef, DocumentTitle, ReportAllErrors } from "./Document.ts"
 import { DocumentIdInBody, OrderIdRef, OrderState } from "./Orders.ts"
 
 const PageIndex = Schema.Int.pipe(Schema.nonNegative({ message: () => "pages are 0-based page indices" }))
@@ -17,13 +17,14 @@ export class PageRange extends Schema.Class<PageRange>("PageRange")({
 
 export class TransformationElement extends Schema.Class<TransformationElement>("TransformationElement")({
   documentId: DocumentIdInBody,
-  documentTitle: Schema.optional(Schema.NullOr(Schema.String)),
+  documentTitle: Schema.optional(Schema.NullOr(DocumentTitle)),
   /** The pages to take, in this order; absent or empty: every page. */
   pagesSelectionList: Schema.optional(Schema.NullOr(Schema.Array(PageRange)))
 }) {}
 
 export class TransformationDetail extends Schema.Class<TransformationDetail>("TransformationDetail")({
-  documentTitle: Schema.optional(Schema.NullOr(Schema.String)),
+  /** The result document's title: the same rules as an upload's (no control characters, at most 1000 characters). */
+  documentTitle: Schema.optional(Schema.NullOr(DocumentTitle)),
   transformationElements: Schema.Array(TransformationElement).pipe(
     Schema.minItems(1, { message: () => "each transformation detail needs at least one transformation element" })
   )
