@@ -62,7 +62,7 @@ import { type BenchResults, type PageImageResult, renderMarkdown, type SectionOp
 import { median, ratio, summarize } from "./bench/stats.ts"
 
 const root = resolve(fileURLToPath(new URL("..", import.meta.url)))
-const CORPUS = resolve(root, "../shared/corpus/pdf")
+const CORPUS = resolve(root, "test/corpus/pdf")
 const intEnv = (name: string, fallback: number, min: number, max: number) => {
   const value = Number(process.env[name] ?? fallback)
   return Number.isInteger(value) ? Math.min(max, Math.max(min, value)) : fallback
@@ -218,7 +218,7 @@ const runSection = async (name: string, measure: (options: SectionOptions) => Pr
     log(`${name} section: ${RUNS} runs per median${REF ? `, measuring ${machine.measuredRef}` : ""}${smoke ? " (smoke run: results go to bench/tmp/smoke-results/)" : ""}`)
     const summary = await measure({
       codeRoot,
-      corpus: resolve(root, "../shared/corpus/office"),
+      corpus: resolve(root, "test/corpus/office"),
       tmp,
       outDir: smoke ? join(root, "bench", "tmp", "smoke-results") : join(root, "bench", "results"),
       runs: RUNS,

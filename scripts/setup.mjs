@@ -13,6 +13,8 @@ const SYSTEM_PACKAGES = [
   // Reference renderers and page counts for the tests and benchmarks.
   { pkg: "poppler-utils", provides: "pdfinfo" },
   { pkg: "mupdf-tools", provides: "mutool" },
+  // Tests compare ZIP parts with what unzip takes out.
+  { pkg: "unzip", provides: "unzip" },
   // Real browser for the UI tests (driven by playwright-core).
   { pkg: "chromium", provides: "chromium" },
   // Fonts for text measurement and for pages whose fonts are not embedded.

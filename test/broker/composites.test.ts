@@ -10,7 +10,7 @@ import { tmpdir } from "node:os"
 import * as path from "node:path"
 import { zipSync } from "fflate"
 import { BrokerUrl, brokerTestLayer } from "../../src/layers/Test.ts"
-import { defaultBackend } from "../support/backends.ts"
+import { CORPUS, defaultBackend } from "../support/backends.ts"
 import { call, corpusFile, pngSize, upload, uploadOk } from "../support/http.ts"
 
 const PREFIX = "com.docstack.viewer.client.api.document."
@@ -226,4 +226,4 @@ layer(brokerTestLayer(defaultBackend.config), { timeout: 120_000 })("composite d
     }))
 })
 
-const corpusPath = () => path.join(new URL("../../../shared/corpus/office/", import.meta.url).pathname)
+const corpusPath = () => path.join(CORPUS, "office")

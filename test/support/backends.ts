@@ -9,4 +9,5 @@ export const backends: ReadonlyArray<{ readonly name: string; readonly config: R
 /** The backend for suites that are not about storage: the one CI names, else PGlite. */
 export const defaultBackend = backends[backends.length - 1]!
 
-export const CORPUS = new URL("../../../shared/corpus/", import.meta.url).pathname
+/** The real documents of the tests and benchmarks (test/corpus/MANIFEST.tsv says where each comes from). */
+export const CORPUS = new URL("../corpus/", import.meta.url).pathname
