@@ -20,7 +20,7 @@ const SYSTEM_PACKAGES = [
   // Fonts for text measurement and for pages whose fonts are not embedded.
   { pkg: "fonts-dejavu-core", file: "/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf" },
   { pkg: "fonts-liberation2", file: "/usr/share/fonts/truetype/liberation2/LiberationSans-Regular.ttf" },
-  // LibreOffice without a GUI for the office conversion pool (src/services/convert/OfficeConverter.ts),
+  // LibreOffice without a GUI for the office conversion pool (src/services/broker/conversion/OfficeConverter.ts),
   // driven over UNO by the Debian Python (/usr/bin/python3 with python3-uno).
   { pkg: "libreoffice-writer-nogui", file: "/usr/lib/libreoffice/program/libswlo.so" },
   { pkg: "libreoffice-calc-nogui", file: "/usr/lib/libreoffice/program/libscfiltlo.so" },

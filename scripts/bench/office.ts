@@ -19,7 +19,7 @@ import { copyFileSync, existsSync, mkdirSync, rmSync } from "node:fs"
 import { availableParallelism, cpus, loadavg, totalmem } from "node:os"
 import { join } from "node:path"
 import { pathToFileURL } from "node:url"
-import type * as OfficeModule from "../../src/services/convert/OfficeConverter.ts"
+import type * as OfficeModule from "../../src/services/broker/conversion/OfficeConverter.ts"
 import { otherProcessesCores, runTimed, toolVersion } from "./proc.ts"
 import { type SectionOptions, spread, table, writeSectionReport } from "./report.ts"
 import { fmtRatio, median, ms, ratio, type Summary, summarize } from "./stats.ts"
@@ -116,7 +116,7 @@ export const runOfficeBench = async (options: OfficeBenchOptions) => {
   await cold(BATCH[0].file)
 
   // ---- Warm: the pool of the measured code, configured from the environment as in production --
-  const office = (await import(pathToFileURL(join(options.codeRoot, "src/services/convert/OfficeConverter.ts")).href)) as typeof OfficeModule
+  const office = (await import(pathToFileURL(join(options.codeRoot, "src/services/broker/conversion/OfficeConverter.ts")).href)) as typeof OfficeModule
   const runtime = ManagedRuntime.make(office.OfficeConverter.Default as Layer.Layer<OfficeModule.OfficeConverter>)
   try {
     const poolStarted = performance.now()

@@ -6,7 +6,7 @@
  */
 import { NodeContext } from "@effect/platform-node"
 import { Layer } from "effect"
-import { StorageConfig } from "../services/StorageConfig.ts"
+import { StorageConfig } from "../services/common/StorageConfig.ts"
 import { SqlLive } from "./Sql.ts"
 
 /**

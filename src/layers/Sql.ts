@@ -5,11 +5,11 @@
 import { Migrator } from "@effect/sql"
 import { Effect, Layer, Option } from "effect"
 import * as path from "node:path"
-import { migrations } from "../migrations/index.ts"
-import { lockDataDir } from "../services/sql/DataDirLock.ts"
-import * as PgliteClient from "../services/sql/PgliteClient.ts"
-import * as PostgresClient from "../services/sql/PostgresClient.ts"
-import { StorageConfig } from "../services/StorageConfig.ts"
+import { migrations } from "../services/common/sql/migrations/index.ts"
+import { lockDataDir } from "../services/common/sql/DataDirLock.ts"
+import * as PgliteClient from "../services/common/sql/PgliteClient.ts"
+import * as PostgresClient from "../services/common/sql/PostgresClient.ts"
+import { StorageConfig } from "../services/common/StorageConfig.ts"
 
 const MigrationsLive = Layer.effectDiscard(Migrator.make({})({ loader: migrations }))
 

@@ -1,5 +1,5 @@
 /** Positioned text runs as the PDF engine reports them, for tests of what is computed from them. */
-import { Rect, TextPosition } from "../../src/schemas/Content.ts"
+import { Rect, TextPosition } from "../../src/schemas/broker/Content.ts"
 
 /** A horizontal run of `text` at (x, y), each character `charWidth` wide and 10 high. */
 export const textRun = (text: string, x: number, y: number, options: { readonly page?: number; readonly charWidth?: number } = {}) => {

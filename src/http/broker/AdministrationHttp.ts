@@ -1,7 +1,7 @@
 import { HttpApiBuilder } from "@effect/platform"
 import { Effect } from "effect"
 import { readFileSync } from "node:fs"
-import { Health } from "../../services/Health.ts"
+import { Health } from "../../services/broker/health/Health.ts"
 import { BrokerApi, BrokerNotReady } from "./Api.ts"
 import { healthPage } from "./HealthPage.ts"
 

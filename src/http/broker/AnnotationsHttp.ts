@@ -1,7 +1,7 @@
 import { HttpApiBuilder, HttpServerResponse } from "@effect/platform"
 import { Effect } from "effect"
-import { Annotations } from "../../services/annotations/Annotations.ts"
-import { octetStreamBody } from "../OctetStreamBody.ts"
+import { Annotations } from "../../services/broker/annotations/Annotations.ts"
+import { octetStreamBody } from "../common/OctetStreamBody.ts"
 import { BrokerApi } from "./Api.ts"
 
 const MEDIA_TYPES = { FDF: "application/vnd.fdf", XFDF: "application/vnd.adobe.xfdf" } as const

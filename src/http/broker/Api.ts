@@ -14,7 +14,7 @@ import {
   PageText,
   SearchOptions,
   Signatures
-} from "../../schemas/Content.ts"
+} from "../../schemas/broker/Content.ts"
 import {
   DocumentAccessor,
   DocumentAlreadyExists,
@@ -32,13 +32,13 @@ import {
   SourceUnreachable,
   UploadParams,
   UploadTooLarge
-} from "../../schemas/Document.ts"
-import { HealthRecords } from "../../schemas/Health.ts"
-import { AnnotationConversionParams, AnnotationIds, AnnotationNotFound, AnnotationPolicy, AnnotationQuery, Annotations } from "../../schemas/Annotations.ts"
-import { ComparisonOrder, ComparisonOrderCreated, ComparisonRequest, DifferenceParams, DifferenceResult } from "../../schemas/Comparisons.ts"
-import { ConversionOrder, ConversionOrderCreated, ConversionRequest, OrderIdRef, OrderNotFound, OrderWaitParams } from "../../schemas/Orders.ts"
-import { TransformationOrder, TransformationOrderCreated, TransformationRequest } from "../../schemas/Transformations.ts"
-import { PageImageParams } from "../../schemas/PageImage.ts"
+} from "../../schemas/broker/Document.ts"
+import { HealthRecords } from "../../schemas/broker/Health.ts"
+import { AnnotationConversionParams, AnnotationIds, AnnotationNotFound, AnnotationPolicy, AnnotationQuery, Annotations } from "../../schemas/broker/Annotations.ts"
+import { ComparisonOrder, ComparisonOrderCreated, ComparisonRequest, DifferenceParams, DifferenceResult } from "../../schemas/broker/Comparisons.ts"
+import { ConversionOrder, ConversionOrderCreated, ConversionRequest, OrderIdRef, OrderNotFound, OrderWaitParams } from "../../schemas/broker/Orders.ts"
+import { TransformationOrder, TransformationOrderCreated, TransformationRequest } from "../../schemas/broker/Transformations.ts"
+import { PageImageParams } from "../../schemas/broker/PageImage.ts"
 
 const documentId = HttpApiSchema.param("documentId", DocumentIdFromUrl)
 const page = HttpApiSchema.param(

@@ -1,6 +1,6 @@
 import { HttpApiBuilder } from "@effect/platform"
 import { Effect } from "effect"
-import { Comparisons } from "../../services/Comparisons.ts"
+import { Comparisons } from "../../services/broker/comparisons/Comparisons.ts"
 import { BrokerApi } from "./Api.ts"
 
 export const ComparisonsHttpLive = HttpApiBuilder.group(BrokerApi, "comparisons", (handlers) =>

@@ -1,6 +1,6 @@
 import { HttpApiBuilder } from "@effect/platform"
 import { Effect } from "effect"
-import { Conversions } from "../../services/Conversions.ts"
+import { Conversions } from "../../services/broker/documents/Conversions.ts"
 import { BrokerApi } from "./Api.ts"
 
 export const ConversionsHttpLive = HttpApiBuilder.group(BrokerApi, "conversions", (handlers) =>

@@ -1,7 +1,7 @@
 import { HttpApiBuilder } from "@effect/platform"
 import { Effect } from "effect"
-import { UploadParams } from "../../schemas/Document.ts"
-import { Documents } from "../../services/Documents.ts"
+import { UploadParams } from "../../schemas/broker/Document.ts"
+import { Documents } from "../../services/broker/documents/Documents.ts"
 import { BrokerApi } from "./Api.ts"
 
 export const DocumentLoadingHttpLive = HttpApiBuilder.group(BrokerApi, "documentLoading", (handlers) =>

@@ -1,11 +1,11 @@
 import { HttpApiBuilder, HttpServerResponse } from "@effect/platform"
 import { Effect } from "effect"
-import { Annotations } from "../../services/annotations/Annotations.ts"
-import { Conversions } from "../../services/Conversions.ts"
-import { Documents } from "../../services/Documents.ts"
-import { Transformations } from "../../services/Transformations.ts"
-import { fileResponse, parseRange, rangeResponse } from "../FileResponse.ts"
-import { octetStreamBody } from "../OctetStreamBody.ts"
+import { Annotations } from "../../services/broker/annotations/Annotations.ts"
+import { Conversions } from "../../services/broker/documents/Conversions.ts"
+import { Documents } from "../../services/broker/documents/Documents.ts"
+import { Transformations } from "../../services/broker/transformations/Transformations.ts"
+import { fileResponse, parseRange, rangeResponse } from "../common/FileResponse.ts"
+import { octetStreamBody } from "../common/OctetStreamBody.ts"
 import { BrokerApi } from "./Api.ts"
 
 export const DocumentsHttpLive = HttpApiBuilder.group(BrokerApi, "documents", (handlers) =>

@@ -1,7 +1,7 @@
 /**
  * The /health/records dashboard: one row per component, refreshed by the browser every 5 seconds.
  */
-import type { HealthRecords } from "../../schemas/Health.ts"
+import type { HealthRecords } from "../../schemas/broker/Health.ts"
 
 const escape = (text: string) => text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`)
 

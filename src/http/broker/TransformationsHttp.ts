@@ -1,6 +1,6 @@
 import { HttpApiBuilder } from "@effect/platform"
 import { Effect } from "effect"
-import { Transformations } from "../../services/Transformations.ts"
+import { Transformations } from "../../services/broker/transformations/Transformations.ts"
 import { BrokerApi } from "./Api.ts"
 
 export const TransformationsHttpLive = HttpApiBuilder.group(BrokerApi, "transformations", (handlers) =>

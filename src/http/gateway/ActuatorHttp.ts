@@ -1,8 +1,8 @@
 import { HttpApiBuilder, HttpServerRequest, HttpServerResponse } from "@effect/platform"
 import { Effect } from "effect"
-import { Forbidden } from "../../schemas/GatewayErrors.ts"
-import { Actuator } from "../../services/gateway/Actuator.ts"
-import { Tenancy } from "../../services/gateway/Tenancy.ts"
+import { Forbidden } from "../../schemas/gateway/GatewayErrors.ts"
+import { Actuator } from "../../services/gateway/actuator/Actuator.ts"
+import { Tenancy } from "../../services/gateway/tenancy/Tenancy.ts"
 import { GatewayApi } from "./Api.ts"
 
 export const ActuatorHttpLive = HttpApiBuilder.group(GatewayApi, "actuator", (handlers) =>

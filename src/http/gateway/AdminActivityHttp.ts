@@ -1,9 +1,9 @@
 import { HttpApiBuilder } from "@effect/platform"
 import { Effect } from "effect"
-import { CurrentPrincipal } from "../../schemas/Tenancy.ts"
-import { Conversations } from "../../services/gateway/Conversations.ts"
-import { Requests } from "../../services/gateway/Requests.ts"
-import { Statistics } from "../../services/gateway/Statistics.ts"
+import { CurrentPrincipal } from "../../schemas/gateway/Tenancy.ts"
+import { Conversations } from "../../services/gateway/conversations/Conversations.ts"
+import { Requests } from "../../services/gateway/requests/Requests.ts"
+import { Statistics } from "../../services/gateway/statistics/Statistics.ts"
 import { GatewayApi } from "./Api.ts"
 
 /** An admin reaches the whole tenant, or one user of it when `userId` is given. */

@@ -1,7 +1,7 @@
 import { HttpApiBuilder } from "@effect/platform"
 import { Effect } from "effect"
-import { CurrentPrincipal } from "../../schemas/Tenancy.ts"
-import { ProviderConfigs } from "../../services/gateway/ProviderConfigs.ts"
+import { CurrentPrincipal } from "../../schemas/gateway/Tenancy.ts"
+import { ProviderConfigs } from "../../services/gateway/llm/ProviderConfigs.ts"
 import { GatewayApi } from "./Api.ts"
 
 export const AdminLlmHttpLive = HttpApiBuilder.group(GatewayApi, "adminLlm", (handlers) =>

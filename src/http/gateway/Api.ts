@@ -4,11 +4,11 @@
  */
 import { HttpApi, HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "@effect/platform"
 import { Schema } from "effect"
-import { Conversation, ConversationCreate, ConversationListParams, Page, PageParams } from "../../schemas/Conversations.ts"
-import { LlmRequest, RequestBody, RequestQuery, RetryBody } from "../../schemas/Requests.ts"
-import { GatewayErrors } from "../../schemas/GatewayErrors.ts"
-import type { ErrorShape } from "../ErrorBodies.ts"
-import { ExtraParamDescriptor, ProviderConfigInput, ProviderConfigUpdate, ProviderConfigView } from "../../schemas/LlmProviders.ts"
+import { Conversation, ConversationCreate, ConversationListParams, Page, PageParams } from "../../schemas/gateway/Conversations.ts"
+import { LlmRequest, RequestBody, RequestQuery, RetryBody } from "../../schemas/gateway/Requests.ts"
+import { GatewayErrors } from "../../schemas/gateway/GatewayErrors.ts"
+import type { ErrorShape } from "../common/ErrorBodies.ts"
+import { ExtraParamDescriptor, ProviderConfigInput, ProviderConfigUpdate, ProviderConfigView } from "../../schemas/gateway/LlmProviders.ts"
 import {
   AvailablePrompt,
   DraftCreate,
@@ -23,7 +23,7 @@ import {
   TemplatingCompletion,
   VersionStatistics,
   VersionUpdate
-} from "../../schemas/Prompts.ts"
+} from "../../schemas/gateway/Prompts.ts"
 import {
   FeatureAdoption,
   GlobalStatistics,
@@ -36,8 +36,8 @@ import {
   UserActivity,
   UserDetailsParams,
   UserStatistics
-} from "../../schemas/Statistics.ts"
-import { UserDetails } from "../../schemas/Tenancy.ts"
+} from "../../schemas/gateway/Statistics.ts"
+import { UserDetails } from "../../schemas/gateway/Tenancy.ts"
 import { AdminAuthentication, UserAuthentication } from "./Authentication.ts"
 
 const NoContent = HttpApiSchema.Empty(204)

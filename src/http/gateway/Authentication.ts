@@ -5,9 +5,9 @@
  */
 import { HttpApiMiddleware, HttpServerRequest } from "@effect/platform"
 import { type Config, Effect, Layer, Schema } from "effect"
-import { Forbidden, GatewayErrors } from "../../schemas/GatewayErrors.ts"
-import { CurrentPrincipal } from "../../schemas/Tenancy.ts"
-import { Tenancy, type TenancyConfig } from "../../services/gateway/Tenancy.ts"
+import { Forbidden, GatewayErrors } from "../../schemas/gateway/GatewayErrors.ts"
+import { CurrentPrincipal } from "../../schemas/gateway/Tenancy.ts"
+import { Tenancy, type TenancyConfig } from "../../services/gateway/tenancy/Tenancy.ts"
 
 const PrincipalFailure = Schema.Union(GatewayErrors.MissingTenant, GatewayErrors.MissingUser, GatewayErrors.Unauthorized)
 

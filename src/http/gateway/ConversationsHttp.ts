@@ -1,8 +1,8 @@
 import { HttpApiBuilder } from "@effect/platform"
 import { Effect } from "effect"
-import { CurrentPrincipal } from "../../schemas/Tenancy.ts"
-import { Conversations } from "../../services/gateway/Conversations.ts"
-import { Requests } from "../../services/gateway/Requests.ts"
+import { CurrentPrincipal } from "../../schemas/gateway/Tenancy.ts"
+import { Conversations } from "../../services/gateway/conversations/Conversations.ts"
+import { Requests } from "../../services/gateway/requests/Requests.ts"
 import { GatewayApi } from "./Api.ts"
 
 export const ConversationsHttpLive = HttpApiBuilder.group(GatewayApi, "conversations", (handlers) =>

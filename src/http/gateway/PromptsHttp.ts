@@ -1,9 +1,9 @@
 import { HttpApiBuilder, type HttpServerRequest } from "@effect/platform"
 import { Effect } from "effect"
-import { BadRequest } from "../../schemas/GatewayErrors.ts"
-import { CurrentPrincipal } from "../../schemas/Tenancy.ts"
-import { Prompts } from "../../services/gateway/Prompts.ts"
-import { Templates } from "../../services/gateway/Templates.ts"
+import { BadRequest } from "../../schemas/gateway/GatewayErrors.ts"
+import { CurrentPrincipal } from "../../schemas/gateway/Tenancy.ts"
+import { Prompts } from "../../services/gateway/prompts/Prompts.ts"
+import { Templates } from "../../services/gateway/prompts/Templates.ts"
 import { GatewayApi } from "./Api.ts"
 
 const tenant = CurrentPrincipal.pipe(Effect.map((principal) => principal.tenantId))

@@ -1,7 +1,7 @@
 import { HttpApiBuilder, HttpServerResponse } from "@effect/platform"
 import { Effect, Stream } from "effect"
-import { CurrentPrincipal } from "../../schemas/Tenancy.ts"
-import { Requests } from "../../services/gateway/Requests.ts"
+import { CurrentPrincipal } from "../../schemas/gateway/Tenancy.ts"
+import { Requests } from "../../services/gateway/requests/Requests.ts"
 import { GatewayApi } from "./Api.ts"
 
 /** Server-sent events as a response: proxies (nginx) must pass each event on at once, and nobody may cache them. */

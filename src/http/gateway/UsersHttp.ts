@@ -1,8 +1,8 @@
 import { HttpApiBuilder } from "@effect/platform"
 import { Effect } from "effect"
-import { CurrentPrincipal, UserDetails } from "../../schemas/Tenancy.ts"
-import { Statistics } from "../../services/gateway/Statistics.ts"
-import { Tenancy } from "../../services/gateway/Tenancy.ts"
+import { CurrentPrincipal, UserDetails } from "../../schemas/gateway/Tenancy.ts"
+import { Statistics } from "../../services/gateway/statistics/Statistics.ts"
+import { Tenancy } from "../../services/gateway/tenancy/Tenancy.ts"
 import { GatewayApi } from "./Api.ts"
 
 export const UsersHttpLive = HttpApiBuilder.group(GatewayApi, "users", (handlers) =>

@@ -1,0 +1,217 @@
+/**
+ * The annotations of documents opened through POST /documents (spec: Annotations): the broker's
+ * own, kept in SQL, and those the PDF file itself holds, which a user can change or delete too
+ * (the change is kept beside the file). Also the creation policy, the XFDF export and the FDF ↔
+ * XFDF conversion. See docs/annotations.md.
+ */
+import { Config, Effect, Option, Stream } from "effect"
+import { randomBytes } from "node:crypto"
+import { Annotation, AnnotationFlags, type AnnotationIds, AnnotationNotFound, Annotations as AnnotationList, type AnnotationFileType } from "../../../schemas/broker/Annotations.ts"
+import { DocumentIdRef, InvalidRequest } from "../../../schemas/broker/Document.ts"
+import { capBody, uploadDrainBytes } from "../../common/BodyLimit.ts"
+import { Documents } from "../documents/Documents.ts"
+import { AnnotationPolicies } from "./AnnotationPolicies.ts"
+import { fromPdfAnnotation, quadPointsOf, toPdfAnnotation } from "./AnnotationModel.ts"
+import { AnnotationStore } from "./AnnotationStore.ts"
+import { parseFdf, writeFdf } from "./Fdf.ts"
+import type { PageGeometry } from "./PageSpace.ts"
+import type { PdfAnnotation } from "./PdfAnnotation.ts"
+import { parseXfdf, writeXfdf } from "./Xfdf.ts"
+
+export const AnnotationsConfig = Config.all({
+  /** Largest FDF or XFDF file POST /annotations/conversion takes. */
+  maxFileBytes: Config.integer("ANNOTATION_FILE_MAX_BYTES").pipe(Config.withDefault(50 * 1024 * 1024)),
+  drainBytes: uploadDrainBytes
+})
+
+const newAnnotationId = () => `a_${randomBytes(12).toString("base64url")}`
+
+/** What its type needs that the annotation lacks, if anything. */
+const shapeProblem = (a: Annotation): string | undefined => {
+  const points = a.points?.length ?? 0
+  switch (a.type) {
+    case "Ink":
+      return (a.inkList?.some((stroke) => stroke.length > 0) ?? false) ? undefined : "an Ink annotation needs inkList, with at least one point"
+    case "Line":
+      return points === 2 ? undefined : "a Line annotation needs points: its two ends"
+    case "Polygon":
+      return points >= 3 ? undefined : "a Polygon annotation needs at least three points"
+    case "PolyLine":
+      return points >= 2 ? undefined : "a PolyLine annotation needs at least two points"
+    default:
+      return undefined
+  }
+}
+
+/** Everything wrong with an annotation for a document of `pageCount` pages (unknown: not checked). */
+const problemsOfOne = (a: Annotation, pageCount: number | undefined): Array<string> => [
+  ...(pageCount !== undefined && a.page >= pageCount ? [`page ${a.page} does not exist: the document has pages 0 to ${pageCount - 1}`] : []),
+  ...(a.position.w < 0 || a.position.h < 0 ? ["position must have a width and height of 0 or more"] : []),
+  ...[shapeProblem(a)].filter((p) => p !== undefined)
+]
+
+/** An annotation's flags when a client gives none: shown and printed (docs/annotations.md). */
+const DEFAULT_FLAGS = new AnnotationFlags({ hidden: false, readonly: false, locked: false, print: true })
+
+/** The annotation as the broker keeps it: its ID, its document, its dates and geometry completed. */
+const completed = (a: Annotation, id: string, documentId: string, now: string, created: string | undefined, origin: "store" | "file") =>
+  new Annotation({
+    ...a,
+    id: new DocumentIdRef({ id }),
+    documentId: new DocumentIdRef({ id: documentId }),
+    date: a.date ?? now,
+    creationDate: a.creationDate ?? created ?? now,
+    flags: a.flags ?? DEFAULT_FLAGS,
+    origin,
+    quadPoints: quadPointsOf(a)
+  })
+
+export class Annotations extends Effect.Service<Annotations>()("docstack/Annotations", {
+  effect: Effect.gen(function*() {
+    const documents = yield* Documents
+    const store = yield* AnnotationStore
+    const { policy } = yield* AnnotationPolicies
+    const config = yield* AnnotationsConfig
+
+    /** The document's annotations as they stand: the file's (as changed by users) and the broker's. */
+    const current = (documentId: string) =>
+      Effect.gen(function*() {
+        const basis = yield* documents.annotationBasis(documentId)
+        const rows = yield* store.forDocument(documentId)
+        const changed = new Map(rows.filter((r) => r.fromFile).map((r) => [r.id, r]))
+        const fromFile = basis.fileAnnotations.flatMap((p) => {
+          const change = changed.get(p.name)
+          if (change) return change.deleted ? [] : [change.body]
+          const geometry = basis.pages[p.page]
+          return geometry ? [fromPdfAnnotation(p, geometry, documentId, "file")] : []
+        })
+        const stored = rows.filter((r) => !r.fromFile).map((r) => r.body)
+        return { pages: basis.pages, fileIds: new Set(basis.fileAnnotations.map((p) => p.name)), all: [...fromFile, ...stored] }
+      })
+
+    const redactReasons = new Set(policy.availableRedactReasons.map((r) => r.symbolicName))
+
+    /**
+     * What is wrong with each of `annotations`, labelled by its place in `label`; `pageCountOf` gives
+     * the page count of the annotation's document (undefined: not known yet). A redaction reason must
+     * be one of the policy's, unless it is the one the annotation had before (`before`): a file's
+     * redaction may carry any overlay text.
+     */
+    const problemsOf = (
+      annotations: ReadonlyArray<Annotation>,
+      label: string,
+      pageCountOf: (a: Annotation) => number | undefined,
+      before: (a: Annotation) => Annotation | undefined = () => undefined
+    ) =>
+      annotations.flatMap((a, i) => {
+        const problems = problemsOfOne(a, pageCountOf(a))
+        if (a.redactReason !== undefined && !redactReasons.has(a.redactReason) && before(a)?.redactReason !== a.redactReason) {
+          problems.push(`redactReason '${a.redactReason}' is not one of the policy's (${[...redactReasons].join(", ")})`)
+        }
+        return problems.length === 0 ? [] : [`${label}[${i}] (${a.type}): ${problems.join(", ")}`]
+      })
+
+    const check = (annotations: ReadonlyArray<Annotation>, pages: ReadonlyArray<PageGeometry>, before?: (a: Annotation) => Annotation | undefined) => {
+      const problems = problemsOf(annotations, "annotations", () => pages.length, before)
+      return problems.length === 0 ? Effect.void : Effect.fail(new InvalidRequest({ message: problems.join("; ") }))
+    }
+
+    const missing = (documentId: string, ids: ReadonlyArray<string>) =>
+      new AnnotationNotFound({ documentId, message: `No annotation ${ids.map((id) => `'${id}'`).join(", ")} on document '${documentId}'` })
+
+    const idsOf = (annotations: ReadonlyArray<{ readonly id?: DocumentIdRef | undefined }>) =>
+      Effect.forEach(annotations, (a, i) =>
+        a.id === undefined ? Effect.fail(new InvalidRequest({ message: `annotations[${i}] has no id: name each annotation to change by the id it was given` })) : Effect.succeed(a.id.id))
+
+    /** Every annotation of the document in PDF space, with the geometry of its pages: for files written with them. */
+    const inPdfSpace = (documentId: string) =>
+      current(documentId).pipe(
+        Effect.map(({ all, pages, fileIds }) => ({
+          pages,
+          annotations: all.flatMap((a) => (pages[a.page] ? [toPdfAnnotation(a, a.id!.id, pages[a.page]!)] : [])),
+          /** Whether the file holds annotations of its own (shown, changed or deleted). */
+          fileHasAnnotations: fileIds.size > 0
+        }))
+      )
+
+    const parse = (type: AnnotationFileType, bytes: Uint8Array) => (type === "XFDF" ? parseXfdf(bytes) : parseFdf(bytes))
+    const write = (type: AnnotationFileType, annotations: ReadonlyArray<PdfAnnotation>, fileName: string | undefined) =>
+      type === "XFDF"
+        ? new TextEncoder().encode(writeXfdf(annotations, fileName === undefined ? {} : { fileName }))
+        : writeFdf(annotations, fileName === undefined ? {} : { fileName })
+
+    return {
+      list: Effect.fn("Annotations.list")(function*(documentId: string) {
+        return new AnnotationList({ annotations: (yield* current(documentId)).all })
+      }),
+
+      /** PUT: new annotations, each given an ID. */
+      create: Effect.fn("Annotations.create")(function*(documentId: string, body: AnnotationList) {
+        const { pages } = yield* current(documentId)
+        yield* check(body.annotations, pages)
+        const now = new Date().toISOString()
+        yield* store.save(documentId, body.annotations.map((a) => ({ annotation: completed(a, newAnnotationId(), documentId, now, undefined, "store"), fromFile: false })))
+      }),
+
+      /** POST: annotations replaced, each named by its ID; one unknown ID changes nothing. */
+      update: Effect.fn("Annotations.update")(function*(documentId: string, body: AnnotationList) {
+        const { all, fileIds, pages } = yield* current(documentId)
+        const ids = yield* idsOf(body.annotations)
+        const existing = new Map(all.map((a) => [a.id!.id, a]))
+        const unknown = ids.filter((id) => !existing.has(id))
+        if (unknown.length > 0) return yield* missing(documentId, unknown)
+        yield* check(body.annotations, pages, (a) => existing.get(a.id!.id))
+        const now = new Date().toISOString()
+        yield* store.save(documentId, body.annotations.map((a, i) => {
+          const before = existing.get(ids[i]!)!
+          const fromFile = fileIds.has(ids[i]!)
+          return { annotation: completed(new Annotation({ ...a, date: a.date ?? now }), ids[i]!, documentId, now, before.creationDate, fromFile ? "file" : "store"), fromFile }
+        }))
+      }),
+
+      /** DELETE: the named annotations go; one unknown ID removes nothing. */
+      remove: Effect.fn("Annotations.remove")(function*(documentId: string, body: AnnotationIds) {
+        const { all, fileIds } = yield* current(documentId)
+        const ids = yield* idsOf(body.annotations)
+        const existing = new Map(all.map((a) => [a.id!.id, a]))
+        const unknown = ids.filter((id) => !existing.has(id))
+        if (unknown.length > 0) return yield* missing(documentId, unknown)
+        yield* store.remove(documentId, ids.filter((id) => !fileIds.has(id)), ids.filter((id) => fileIds.has(id)).map((id) => existing.get(id)!))
+      }),
+
+      policy: Effect.fn("Annotations.policy")(function*(documentId: string) {
+        yield* documents.check(documentId)
+        return policy
+      }),
+
+      /** GET /documents/{id}/file/annotations: every annotation the document shows, as XFDF. */
+      xfdf: Effect.fn("Annotations.xfdf")(function*(documentId: string) {
+        const { annotations } = yield* inPdfSpace(documentId)
+        if (annotations.length === 0) return yield* new AnnotationNotFound({ documentId, message: `Document '${documentId}' has no annotations` })
+        const title = Option.getOrUndefined(yield* documents.title(documentId))
+        return writeXfdf(annotations, title === undefined ? {} : { fileName: title })
+      }),
+
+      /** POST /annotations/conversion: FDF to XFDF and back (or a file rewritten in its own format). */
+      convert: Effect.fn("Annotations.convert")(function*(
+        documentId: string,
+        sourceType: AnnotationFileType,
+        targetType: AnnotationFileType,
+        body: Stream.Stream<Uint8Array, InvalidRequest>
+      ) {
+        yield* documents.check(documentId)
+        // Kept up to the limit only: a larger body is refused without being held in memory.
+        const tooLarge = () => new InvalidRequest({ message: `The ${sourceType} file is larger than ${config.maxFileBytes} bytes (ANNOTATION_FILE_MAX_BYTES)` })
+        const chunks = yield* Stream.runCollect(capBody(body, config.maxFileBytes, config.drainBytes, tooLarge))
+        const bytes = Buffer.concat([...chunks])
+        if (bytes.byteLength === 0) return yield* new InvalidRequest({ message: `The body is empty: send the ${sourceType} file's bytes` })
+        const annotations = yield* parse(sourceType, bytes).pipe(Effect.mapError((e) => new InvalidRequest({ message: e.message })))
+        const title = Option.getOrUndefined(yield* documents.title(documentId))
+        return write(targetType, annotations, title)
+      }),
+
+      inPdfSpace,
+      problemsOf
+    }
+  })
+}) {}

@@ -1,0 +1,128 @@
+/**
+ * An annotation as PDF files, FDF and XFDF hold it: in PDF user space (points, origin at the
+ * bottom left of the unrotated page, y upwards), colours as 0–1 components, dates as PDF date
+ * strings' instants. Every codec (XFDF, FDF, a PDF's /Annots, appearance streams) reads and writes
+ * this one model; the API's Annotation (displayed page space, see docs/annotations.md) is converted
+ * to and from it with the page's geometry (PageSpace.ts).
+ */
+import { Schema } from "effect"
+import { PdfAnnotationSubtype } from "../../../schemas/broker/Annotations.ts"
+
+export { PdfAnnotationSubtype }
+
+/** Whether a PDF /Subtype is one the broker keeps (others are passed over when reading a file). */
+export const isPdfAnnotationSubtype = Schema.is(PdfAnnotationSubtype)
+
+/** A rectangle as PDF writes it: [x1, y1, x2, y2] with x1 ≤ x2, y1 ≤ y2. */
+export const PdfRect = Schema.Tuple(Schema.Number, Schema.Number, Schema.Number, Schema.Number)
+export type PdfRect = typeof PdfRect.Type
+
+/** An RGB colour, each component from 0 to 1. */
+export const PdfColor = Schema.Tuple(Schema.Number, Schema.Number, Schema.Number)
+export type PdfColor = typeof PdfColor.Type
+
+export const PdfPoint = Schema.Tuple(Schema.Number, Schema.Number)
+export type PdfPoint = typeof PdfPoint.Type
+
+/** A reply to an annotation (a Text annotation with /IRT naming its parent, in a PDF). */
+export const PdfReply = Schema.Struct({
+  /** The reply's own name (/NM), unique within the document. */
+  name: Schema.String,
+  author: Schema.optional(Schema.String),
+  contents: Schema.String,
+  /** ISO 8601 instant (from /M). */
+  modified: Schema.optional(Schema.String),
+  created: Schema.optional(Schema.String)
+})
+export type PdfReply = typeof PdfReply.Type
+
+export const PdfAnnotation = Schema.Struct({
+  subtype: PdfAnnotationSubtype,
+  /** 0-based page index. */
+  page: Schema.Int,
+  /** /NM: the annotation's name, unique within the document (the broker's ID when it wrote it). */
+  name: Schema.String,
+  rect: PdfRect,
+  /** /C: the annotation's colour (stroke, markup colour). */
+  color: Schema.optional(PdfColor),
+  /** /IC: interior (fill) colour of Square, Circle, Polygon, Line endings. */
+  interiorColor: Schema.optional(PdfColor),
+  /** /CA: constant opacity, 0–1. */
+  opacity: Schema.optional(Schema.Number),
+  /** /T: the author. */
+  author: Schema.optional(Schema.String),
+  /** /Subj. */
+  subject: Schema.optional(Schema.String),
+  /** /Contents: a note's text, FreeText's text, a stamp's or redaction's label. */
+  contents: Schema.optional(Schema.String),
+  /** /M and /CreationDate as ISO 8601 instants. */
+  modified: Schema.optional(Schema.String),
+  created: Schema.optional(Schema.String),
+  /** /F: annotation flags (bit 2 hidden, 3 print, 7 read-only, 8 locked; PDF 32000-1 table 165). */
+  flags: Schema.optional(Schema.Int),
+  /** /BS /W: border or line width in points. */
+  lineWidth: Schema.optional(Schema.Number),
+  /** /QuadPoints of text markup and Redact: quadrilaterals of 4 points each (x1 y1 … x4 y4), as PDF orders them. */
+  quadPoints: Schema.optional(Schema.Array(Schema.Number)),
+  /** /InkList of Ink: strokes of points. */
+  inkList: Schema.optional(Schema.Array(Schema.Array(PdfPoint))),
+  /** /Vertices of Polygon and PolyLine; /L of Line (two points). */
+  vertices: Schema.optional(Schema.Array(PdfPoint)),
+  /** /Name: a Text note's icon or a Stamp's name (Approved, Confidential, …). */
+  iconName: Schema.optional(Schema.String),
+  /** FreeText: font size in points (from /DA) and text colour. */
+  fontSize: Schema.optional(Schema.Number),
+  fontColor: Schema.optional(PdfColor),
+  /** Redact: /OverlayText drawn in the redacted area. */
+  overlayText: Schema.optional(Schema.String),
+  /** Text: the review /State (Accepted, Rejected, Cancelled, Completed, None). */
+  state: Schema.optional(Schema.String),
+  replies: Schema.optional(Schema.Array(PdfReply))
+})
+export type PdfAnnotation = typeof PdfAnnotation.Type
+
+/** PDF annotation flag bits (PDF 32000-1, table 165). */
+export const AnnotationFlag = {
+  hidden: 1 << 1,
+  print: 1 << 2,
+  readOnly: 1 << 6,
+  locked: 1 << 7
+} as const
+
+const pad = (n: number, width = 2) => String(Math.trunc(Math.abs(n))).padStart(width, "0")
+
+/** An ISO 8601 instant as a PDF date (`D:YYYYMMDDHHmmSSZ`, in UTC). */
+export const toPdfDate = (iso: string): string => {
+  const d = new Date(iso)
+  if (Number.isNaN(d.getTime())) return iso
+  return `D:${pad(d.getUTCFullYear(), 4)}${pad(d.getUTCMonth() + 1)}${pad(d.getUTCDate())}${pad(d.getUTCHours())}${pad(d.getUTCMinutes())}${pad(d.getUTCSeconds())}Z`
+}
+
+/**
+ * A PDF date (`D:YYYYMMDDHHmmSSOHH'mm'`, every part after the year optional; PDF 32000-1 7.9.4) as
+ * an ISO 8601 instant; undefined when it is not one.
+ */
+export const fromPdfDate = (value: string): string | undefined => {
+  // Lenient as readers are: spaces inside the offset, anything after it ignored.
+  const m = /^(?:D:)?(\d{4})(\d{2})?(\d{2})?(\d{2})?(\d{2})?(\d{2})?\s*(?:([Zz+-])\s*(?:(\d{2})'?\s*(?:(\d{2})'?)?)?)?/.exec(value.trim())
+  if (!m) return undefined
+  const [, y, mo = "01", d = "01", h = "00", mi = "00", s = "00", sign, oh = "00", om = "00"] = m
+  const utc = Date.UTC(Number(y), Number(mo) - 1, Number(d), Number(h), Number(mi), Number(s))
+  if (Number.isNaN(utc)) return undefined
+  const offset = sign === "+" || sign === "-" ? (Number(oh) * 60 + Number(om)) * (sign === "+" ? 1 : -1) : 0
+  return new Date(utc - offset * 60_000).toISOString()
+}
+
+/** A rectangle with its corners in order (x1 ≤ x2, y1 ≤ y2); missing numbers are 0. */
+export const normaliseRect = ([x1, y1, x2, y2]: ReadonlyArray<number>): PdfRect => [
+  Math.min(x1 ?? 0, x2 ?? 0),
+  Math.min(y1 ?? 0, y2 ?? 0),
+  Math.max(x1 ?? 0, x2 ?? 0),
+  Math.max(y1 ?? 0, y2 ?? 0)
+]
+
+/** A page rotation as one of 0, 90, 180, 270. */
+export const normaliseRotation = (rotation: number) => ((Math.round(rotation / 90) * 90) % 360 + 360) % 360
+
+/** A colour component or opacity kept within 0–1 (not a number: 0). */
+export const clamp01 = (value: number) => (Number.isFinite(value) ? Math.min(1, Math.max(0, value)) : 0)

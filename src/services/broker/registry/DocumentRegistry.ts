@@ -1,0 +1,183 @@
+/**
+ * The documents table and the renditions derived from content: the only place that speaks SQL
+ * about documents.
+ */
+import { SqlClient, SqlSchema } from "@effect/sql"
+import type { SqlError } from "@effect/sql/SqlError"
+import { Effect, Option, Schema } from "effect"
+import { DocumentAlreadyExists } from "../../../schemas/broker/Document.ts"
+import { sqlJson } from "../../common/sql/StorableText.ts"
+
+export class PageRecord extends Schema.Class<PageRecord>("PageRecord")({
+  width: Schema.Number,
+  height: Schema.Number,
+  rotation: Schema.Int,
+  dpi: Schema.Int
+}) {}
+
+const Pages = Schema.Array(PageRecord)
+const Info = Schema.Record({ key: Schema.String, value: Schema.String })
+const JsonInfo = Schema.Union(Info, Schema.parseJson(Info))
+/** jsonb comes back parsed from both drivers; accept text too, for drivers that do not parse it. */
+const JsonPages = Schema.Union(Pages, Schema.parseJson(Pages))
+
+export class DocumentRecord extends Schema.Class<DocumentRecord>("DocumentRecord")({
+  id: Schema.String,
+  title: Schema.NullOr(Schema.String),
+  mimeType: Schema.String,
+  format: Schema.String,
+  sourceHash: Schema.NullOr(Schema.String),
+  sourceSize: Schema.NullOr(Schema.Number),
+  /** Pages given by POST /documents/layout, for documents without a file. */
+  registeredPages: Schema.NullOr(JsonPages),
+  renditionHash: Schema.NullOr(Schema.String),
+  renditionPages: Schema.NullOr(JsonPages),
+  renditionInfo: Schema.NullOr(JsonInfo)
+}) {}
+
+export class Rendition extends Schema.Class<Rendition>("Rendition")({
+  renditionHash: Schema.String,
+  pages: JsonPages,
+  info: JsonInfo
+}) {}
+
+const JsonUnknown = Schema.Union(Schema.parseJson(), Schema.Unknown)
+
+/** What a composite file holds, as the expander stored it (see Containers). */
+class ExpansionRow extends Schema.Class<ExpansionRow>("ExpansionRow")({ parts: JsonUnknown }) {}
+
+export interface NewDocument {
+  readonly id: string
+  readonly title: string | null
+  readonly mimeType: string
+  readonly format: string
+  readonly sourceHash: string | null
+  readonly sourceSize: number | null
+  readonly registeredPages: ReadonlyArray<PageRecord> | null
+  /** Where its rendition is kept when not under the source hash (see Renditions.renditionKey). */
+  readonly renditionKey: string | null
+}
+
+const isUniqueViolation = (error: SqlError) => (error.cause as { code?: string } | undefined)?.code === "23505"
+
+export class DocumentRegistry extends Effect.Service<DocumentRegistry>()("docstack/DocumentRegistry", {
+  effect: Effect.gen(function*() {
+    const sql = yield* SqlClient.SqlClient
+
+    const findById = SqlSchema.findOne({
+      Request: Schema.String,
+      Result: DocumentRecord,
+      execute: (id) =>
+        sql`SELECT d.id, d.title, d.mime_type, d.format, d.source_hash, d.source_size::float8 AS source_size,
+                   d.registered_pages, r.rendition_hash, r.pages AS rendition_pages, r.info AS rendition_info
+            FROM documents d LEFT JOIN renditions r ON r.source_hash = COALESCE(d.rendition_key, d.source_hash)
+            WHERE d.id = ${id}`
+    })
+
+    const findRendition = SqlSchema.findOne({
+      Request: Schema.String,
+      Result: Rendition,
+      execute: (sourceHash) => sql`SELECT rendition_hash, pages, info FROM renditions WHERE source_hash = ${sourceHash}`
+    })
+
+    const findExpansion = SqlSchema.findOne({
+      Request: Schema.String,
+      Result: ExpansionRow,
+      execute: (sourceHash) => sql`SELECT parts FROM expansions WHERE source_hash = ${sourceHash}`
+    })
+
+    /**
+     * Whether anything still points at these bytes as a source: a document, a composite file's part,
+     * or the rendition of some other source (a PDF is its own rendition, which does not count).
+     */
+    const isReferenced = (hash: string) =>
+      sql`SELECT 1 FROM documents WHERE source_hash = ${hash}
+          UNION ALL SELECT 1 FROM expansion_blobs WHERE blob_hash = ${hash}
+          UNION ALL SELECT 1 FROM renditions WHERE rendition_hash = ${hash} AND source_hash <> ${hash} LIMIT 1`.pipe(
+        Effect.map((rows) => rows.length > 0)
+      )
+
+    return {
+      find: Effect.fn("DocumentRegistry.find")((id: string) => findById(id).pipe(Effect.orDie)),
+
+      insert: Effect.fn("DocumentRegistry.insert")((doc: NewDocument) =>
+        sql`INSERT INTO documents ${
+          sql.insert({
+            id: doc.id,
+            title: doc.title,
+            mimeType: doc.mimeType,
+            format: doc.format,
+            sourceHash: doc.sourceHash,
+            sourceSize: doc.sourceSize,
+            registeredPages: doc.registeredPages === null ? null : sqlJson(doc.registeredPages),
+            renditionKey: doc.renditionKey
+          })
+        }`.pipe(
+          Effect.asVoid,
+          Effect.catchTag("SqlError", (error) => isUniqueViolation(error) ? Effect.fail(DocumentAlreadyExists.of(doc.id)) : Effect.die(error))
+        )
+      ),
+
+      /** Removes the document; answers the hash of its bytes, for `release`. */
+      remove: Effect.fn("DocumentRegistry.remove")((id: string) =>
+        sql<{ sourceHash: string | null }>`DELETE FROM documents WHERE id = ${id} RETURNING source_hash`.pipe(
+          Effect.map((deleted) => ({ removed: deleted.length > 0, sourceHash: deleted[0]?.sourceHash ?? null })),
+          Effect.orDie
+        )
+      ),
+
+      /**
+       * Forgets what was derived from bytes nothing refers to any more (renditions, expansions), and
+       * so on down to their own parts; answers every hash whose bytes may now be deleted.
+       */
+      release: Effect.fn("DocumentRegistry.release")((hashes: ReadonlyArray<string>) =>
+        sql.withTransaction(
+          Effect.gen(function*() {
+            const pending = [...new Set(hashes)]
+            const orphans = new Set<string>()
+            while (pending.length > 0) {
+              const hash = pending.pop()!
+              if (orphans.has(hash) || (yield* isReferenced(hash))) continue
+              orphans.add(hash)
+              const renditions = yield* sql<{ renditionHash: string }>`DELETE FROM renditions
+                WHERE source_hash = ${hash} OR source_hash LIKE ${`${hash}~%`} RETURNING rendition_hash`
+              const parts = yield* sql<{ blobHash: string }>`DELETE FROM expansion_blobs WHERE source_hash = ${hash} RETURNING blob_hash`
+              yield* sql`DELETE FROM expansions WHERE source_hash = ${hash}`
+              pending.push(...renditions.map((r) => r.renditionHash), ...parts.map((p) => p.blobHash))
+            }
+            return [...orphans]
+          })
+        ).pipe(Effect.orDie)
+      ),
+
+      rendition: Effect.fn("DocumentRegistry.rendition")((sourceHash: string) =>
+        findRendition(sourceHash).pipe(Effect.orDie)
+      ),
+
+      saveRendition: Effect.fn("DocumentRegistry.saveRendition")(
+        (sourceHash: string, renditionHash: string, pages: ReadonlyArray<PageRecord>, info: Readonly<Record<string, string>>) =>
+          sql`INSERT INTO renditions ${sql.insert({ sourceHash, renditionHash, pages: sqlJson(pages), info: sqlJson(info) })}
+              ON CONFLICT (source_hash) DO UPDATE SET rendition_hash = EXCLUDED.rendition_hash, pages = EXCLUDED.pages, info = EXCLUDED.info`.pipe(Effect.asVoid, Effect.orDie)
+      ),
+
+      expansion: Effect.fn("DocumentRegistry.expansion")((sourceHash: string) =>
+        findExpansion(sourceHash).pipe(Effect.map(Option.map((row) => row.parts)), Effect.orDie)
+      ),
+
+      saveExpansion: Effect.fn("DocumentRegistry.saveExpansion")((sourceHash: string, parts: unknown, blobHashes: ReadonlyArray<string>) =>
+        sql.withTransaction(
+          Effect.gen(function*() {
+            yield* sql`INSERT INTO expansions ${sql.insert({ sourceHash, parts: sqlJson(parts) })}
+                       ON CONFLICT (source_hash) DO UPDATE SET parts = EXCLUDED.parts`
+            yield* sql`DELETE FROM expansion_blobs WHERE source_hash = ${sourceHash}`
+            if (blobHashes.length > 0) {
+              yield* sql`INSERT INTO expansion_blobs ${sql.insert([...new Set(blobHashes)].map((blobHash) => ({ sourceHash, blobHash })))}`
+            }
+          })
+        ).pipe(Effect.asVoid, Effect.orDie)
+      ),
+
+      isReferenced: Effect.fn("DocumentRegistry.isReferenced")((hash: string) => isReferenced(hash).pipe(Effect.orDie))
+    } as const
+  })
+}) {}

@@ -1,0 +1,22 @@
+/**
+ * SQL pieces every service writes the same way.
+ */
+import type { SqlClient } from "@effect/sql"
+import type { Reach } from "../../../schemas/gateway/Tenancy.ts"
+
+/** A timestamp column as ISO 8601 UTC with milliseconds, the form every API answers. */
+export const isoUtc = (sql: SqlClient.SqlClient, column: string) =>
+  sql.literal(`to_char(${column} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`)
+
+/** One page of a list, in the shape of every paginated answer (docs/gateway-conversations.md). */
+export const pageOf = <A>(content: ReadonlyArray<A>, page: number, size: number, total: number) => ({
+  content,
+  page,
+  size,
+  totalElements: total,
+  totalPages: Math.ceil(total / size)
+})
+
+/** The rows a reach covers, in a table with `tenant_id` and `user_id`. */
+export const reachFilter = (sql: SqlClient.SqlClient, reach: Reach) =>
+  reach.userId === undefined ? sql`tenant_id = ${reach.tenantId}` : sql`tenant_id = ${reach.tenantId} AND user_id = ${reach.userId}`
