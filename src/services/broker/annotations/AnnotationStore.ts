@@ -44,7 +44,7 @@ export class AnnotationStore extends Effect.Service<AnnotationStore>()("docstack
     return {
       /** Every row of the document, in the order they were made. */
       forDocument: (documentId: string) =>
-        sql`SELECT id, body, from_file, deleted FROM annotations WHERE document_id = ${documentId} ORDER BY created_at, id`.pipe(
+        sql`SELECT id, body, from_file, deleted FROM annotations WHERE document_id = ${documentId} ORDER BY seq`.pipe(
           Effect.flatMap(decodeRows),
           Effect.orDie
         ),

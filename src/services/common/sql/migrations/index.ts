@@ -13,6 +13,7 @@ import createGatewayRequests from "./00008_create_gateway_requests.ts"
 import requestsReplacedBy from "./00009_requests_replaced_by.ts"
 import gatewayStatistics from "./00010_gateway_statistics.ts"
 import createAnnotations from "./00011_create_annotations.ts"
+import annotationsCreationOrder from "./00012_annotations_creation_order.ts"
 
 export const migrations = Migrator.fromRecord({
   "00001_create_documents": createDocuments,
@@ -25,5 +26,6 @@ export const migrations = Migrator.fromRecord({
   "00008_create_gateway_requests": createGatewayRequests,
   "00009_requests_replaced_by": requestsReplacedBy,
   "00010_gateway_statistics": gatewayStatistics,
-  "00011_create_annotations": createAnnotations
+  "00011_create_annotations": createAnnotations,
+  "00012_annotations_creation_order": annotationsCreationOrder
 })
