@@ -24,22 +24,39 @@ import { Converter } from "../services/broker/conversion/Converter.ts"
 import { OfficeConverter } from "../services/broker/conversion/OfficeConverter.ts"
 import { DerivedCache } from "../services/common/DerivedCache.ts"
 import { DocumentRegistry } from "../services/broker/registry/DocumentRegistry.ts"
-import { Documents } from "../services/broker/documents/Documents.ts"
+import { DocumentFiles } from "../services/broker/documents/DocumentFiles.ts"
+import { DocumentInfo } from "../services/broker/documents/DocumentInfo.ts"
+import { DocumentRegistration } from "../services/broker/documents/DocumentRegistration.ts"
+import { DocumentResolver } from "../services/broker/documents/DocumentResolver.ts"
+import { DocumentOutline } from "../services/broker/outline/DocumentOutline.ts"
+import { PageImages } from "../services/broker/pages/PageImages.ts"
+import { DocumentSignatures } from "../services/broker/signatures/DocumentSignatures.ts"
+import { signatureWorkerSettings } from "../services/broker/signatures/SignatureRequests.ts"
+import { DocumentText } from "../services/broker/text/DocumentText.ts"
+import { transformWorkerSettings } from "../services/broker/transformations/TransformRequests.ts"
 import { Health } from "../services/broker/health/Health.ts"
 import { orderRunner } from "../services/broker/orders/OrderRunner.ts"
 import { Orders } from "../services/broker/orders/Orders.ts"
-import { PdfEngine } from "../services/broker/engine/PdfEngine.ts"
+import { engineWorkerSettings, PdfEngine, PdfWorkerSetup } from "../services/broker/engine/PdfEngine.ts"
 import { Renditions } from "../services/broker/conversion/Renditions.ts"
 import { Transformations } from "../services/broker/transformations/Transformations.ts"
 import { UrlFetcher } from "../services/broker/documents/UrlFetcher.ts"
 import { listen } from "./Listen.ts"
 
+/** The PDF worker threads: the entry that runs every feature's handlers, and each feature's settings for them. */
+const PdfWorkerSetupLive = Layer.effect(
+  PdfWorkerSetup,
+  Effect.all({ engine: engineWorkerSettings, signatures: signatureWorkerSettings, transformations: transformWorkerSettings }).pipe(
+    Effect.map((settings) => ({ entry: new URL("./PdfWorker.ts", import.meta.url), settings }))
+  )
+)
+
 /** The order workers and what each kind of order does. */
 const OrderWorkersLive = Layer.unwrapEffect(
-  Effect.all([Documents, Transformations, Comparisons]).pipe(
-    Effect.map(([documents, transformations, comparisons]) =>
+  Effect.all([Conversions, Transformations, Comparisons]).pipe(
+    Effect.map(([conversions, transformations, comparisons]) =>
       orderRunner({
-        conversion: (order) => documents.convert(order.documentId ?? ""),
+        conversion: (order) => conversions.convert(order.documentId ?? ""),
         transformation: transformations.run,
         comparison: comparisons.run
       })
@@ -48,13 +65,15 @@ const OrderWorkersLive = Layer.unwrapEffect(
 )
 
 /** Every service of the broker, on the process's infrastructure (InfrastructureLive). */
-export const BrokerServicesLive = Layer.mergeAll(Conversions.Default, Health.Default, OrderWorkersLive).pipe(
+export const BrokerServicesLive = Layer.mergeAll(Health.Default, OrderWorkersLive).pipe(
   Layer.provideMerge(Layer.mergeAll(Transformations.Default, Comparisons.Default)),
-  Layer.provideMerge(Annotations.Default),
-  Layer.provideMerge(Layer.mergeAll(Documents.Default, AnnotationPolicies.Default)),
+  Layer.provideMerge(Layer.mergeAll(Annotations.Default, DocumentOutline.Default)),
+  Layer.provideMerge(Layer.mergeAll(PageImages.Default, DocumentText.Default, DocumentSignatures.Default, AnnotationPolicies.Default)),
+  Layer.provideMerge(Layer.mergeAll(DocumentRegistration.Default, DocumentInfo.Default, DocumentFiles.Default, Conversions.Default)),
+  Layer.provideMerge(DocumentResolver.Default),
   Layer.provideMerge(Layer.mergeAll(Renditions.Default, Containers.Default)),
   Layer.provideMerge(Layer.mergeAll(DocumentRegistry.Default, DerivedCache.Default, UrlFetcher.Default, Orders.Default, Converter.Default, AnnotationStore.Default)),
-  Layer.provideMerge(Layer.mergeAll(BlobStore.FileSystemLive, PdfEngine.Default, OfficeConverter.Default))
+  Layer.provideMerge(Layer.mergeAll(BlobStore.FileSystemLive, PdfEngine.Default.pipe(Layer.provide(PdfWorkerSetupLive)), OfficeConverter.Default))
 )
 
 /** The broker's routes and handlers; the services come from outside. */

@@ -5,7 +5,7 @@ import { HttpServerResponse } from "@effect/platform"
 import { Effect } from "effect"
 import { InvalidRequest, RangeNotSatisfiable } from "../../schemas/broker/Document.ts"
 import type { ByteRange } from "../../services/common/BlobStore.ts"
-import type { FileContent } from "../../services/broker/documents/Documents.ts"
+import type { FileContent } from "../../services/broker/documents/DocumentFiles.ts"
 
 const disposition = (kind: "inline" | "attachment", fileName: string) =>
   `${kind}; filename="${fileName.replace(/[^\x20-\x7e]|["\\]/g, "_")}"; filename*=UTF-8''${encodeURIComponent(fileName)}`

@@ -11,6 +11,7 @@ import * as http from "node:http"
 import { mkdtempSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import * as path from "node:path"
+import { zipSync } from "fflate"
 import { PDFDocument } from "pdf-lib"
 import { BrokerUrl, brokerTestLayer } from "../../../src/layers/Test.ts"
 import { defaultBackend } from "../../support/backends.ts"
@@ -134,10 +135,18 @@ layer(brokerTestLayer({ ...defaultBackend.config, ANNOTATION_POLICY_FILE: policy
       }
       expect((yield* call(`${base}/annotation`)).status).toBe(400)
 
-      // A deleted document takes its annotations with it.
+      // A deleted document takes its annotations with it, and so does a composite one those of its parts.
       expect((yield* call(`${base}/documents/${id}`, { method: "DELETE" })).status).toBe(200)
       const again = yield* uploadOk(base, corpusFile("pdf/tracemonkey.pdf"), `?documentId=${id}`)
       expect((yield* call(`${base}/annotation?documentId=${again}`)).json).toEqual({ annotations: [] })
+      const archive = zipSync({ "paper.pdf": corpusFile("pdf/tracemonkey.pdf") })
+      const zipId = yield* uploadOk(base, archive, `?documentId=${id}-zip`)
+      const partUrl = `${base}/annotation?documentId=${zipId}@1`
+      expect((yield* call(partUrl, json("PUT", { annotations: [ink] }))).status).toBe(200)
+      expect((yield* call(partUrl)).json.annotations).toHaveLength(1)
+      expect((yield* call(`${base}/documents/${zipId}`, { method: "DELETE" })).status).toBe(200)
+      yield* uploadOk(base, archive, `?documentId=${id}-zip`)
+      expect((yield* call(partUrl)).json).toEqual({ annotations: [] })
     }))
 
   it.effect("the PDF's own annotations are listed, and can be changed and deleted without touching the file", () =>

@@ -21,9 +21,6 @@ export type AnnotationRow = typeof Row.Type
 const decodeRows = Schema.decodeUnknown(Schema.Array(Row))
 const encodeBody = Schema.encodeSync(Annotation)
 
-/** `LIKE` pattern for the parts of a document, with LIKE's wildcards escaped. */
-const partsOf = (documentId: string) => `${documentId.replace(/[\\%_]/g, (c) => `\\${c}`)}/%`
-
 export class AnnotationStore extends Effect.Service<AnnotationStore>()("docstack/AnnotationStore", {
   effect: Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
@@ -60,11 +57,7 @@ export class AnnotationStore extends Effect.Service<AnnotationStore>()("docstack
             stored.length === 0 ? Effect.void : sql`DELETE FROM annotations WHERE document_id = ${documentId} AND ${sql.in("id", stored)}`,
             Effect.forEach(fromFile, (annotation) => upsert(documentId, annotation, true, true), { discard: true })
           )
-        ).pipe(Effect.orDie),
-
-      /** The document (and its parts) is gone: so are its annotations. */
-      removeForDocument: (documentId: string) =>
-        sql`DELETE FROM annotations WHERE document_id = ${documentId} OR document_id LIKE ${partsOf(documentId)}`.pipe(Effect.orDie, Effect.asVoid)
+        ).pipe(Effect.orDie)
     }
   })
 }) {}

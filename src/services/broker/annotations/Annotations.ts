@@ -9,7 +9,10 @@ import { randomBytes } from "node:crypto"
 import { Annotation, AnnotationFlags, type AnnotationIds, AnnotationNotFound, Annotations as AnnotationList, type AnnotationFileType } from "../../../schemas/broker/Annotations.ts"
 import { DocumentIdRef, InvalidRequest } from "../../../schemas/broker/Document.ts"
 import { capBody, uploadDrainBytes } from "../../common/BodyLimit.ts"
-import { Documents } from "../documents/Documents.ts"
+import { DerivedCache } from "../../common/DerivedCache.ts"
+import { DocumentResolver, processingFailed } from "../documents/DocumentResolver.ts"
+import { PdfEngine } from "../engine/PdfEngine.ts"
+import { AnnotationBasis, ReadAnnotations } from "./AnnotationRequests.ts"
 import { AnnotationPolicies } from "./AnnotationPolicies.ts"
 import { fromPdfAnnotation, quadPointsOf, toPdfAnnotation } from "./AnnotationModel.ts"
 import { AnnotationStore } from "./AnnotationStore.ts"
@@ -68,15 +71,28 @@ const completed = (a: Annotation, id: string, documentId: string, now: string, c
 
 export class Annotations extends Effect.Service<Annotations>()("docstack/Annotations", {
   effect: Effect.gen(function*() {
-    const documents = yield* Documents
+    const resolver = yield* DocumentResolver
+    const derived = yield* DerivedCache
+    const engine = yield* PdfEngine
     const store = yield* AnnotationStore
     const { policy } = yield* AnnotationPolicies
     const config = yield* AnnotationsConfig
 
+    /** What annotations need of a document: its pages' geometry, and the annotations its PDF holds (kept in the derived cache). */
+    const basisOf = Effect.fn("Annotations.basisOf")(function*(documentId: string) {
+      const doc = yield* resolver.ready(documentId)
+      if (!doc.renditionHash) {
+        const pages = yield* resolver.pagesOf(doc)
+        return new AnnotationBasis({ pages: pages.map((p) => ({ x0: 0, y0: 0, width: p.width, height: p.height, rotation: p.rotation })), fileAnnotations: [] })
+      }
+      const pdf = yield* resolver.pdfOf(doc)
+      return yield* derived.json(pdf.hash, "annotations.json", AnnotationBasis, engine.run(new ReadAnnotations(pdf)).pipe(Effect.mapError(processingFailed(doc.id))))
+    })
+
     /** The document's annotations as they stand: the file's (as changed by users) and the broker's. */
     const current = (documentId: string) =>
       Effect.gen(function*() {
-        const basis = yield* documents.annotationBasis(documentId)
+        const basis = yield* basisOf(documentId)
         const rows = yield* store.forDocument(documentId)
         const changed = new Map(rows.filter((r) => r.fromFile).map((r) => [r.id, r]))
         const fromFile = basis.fileAnnotations.flatMap((p) => {
@@ -180,7 +196,7 @@ export class Annotations extends Effect.Service<Annotations>()("docstack/Annotat
       }),
 
       policy: Effect.fn("Annotations.policy")(function*(documentId: string) {
-        yield* documents.check(documentId)
+        yield* resolver.check(documentId)
         return policy
       }),
 
@@ -188,7 +204,7 @@ export class Annotations extends Effect.Service<Annotations>()("docstack/Annotat
       xfdf: Effect.fn("Annotations.xfdf")(function*(documentId: string) {
         const { annotations } = yield* inPdfSpace(documentId)
         if (annotations.length === 0) return yield* new AnnotationNotFound({ documentId, message: `Document '${documentId}' has no annotations` })
-        const title = Option.getOrUndefined(yield* documents.title(documentId))
+        const title = Option.getOrUndefined(yield* resolver.title(documentId))
         return writeXfdf(annotations, title === undefined ? {} : { fileName: title })
       }),
 
@@ -199,19 +215,20 @@ export class Annotations extends Effect.Service<Annotations>()("docstack/Annotat
         targetType: AnnotationFileType,
         body: Stream.Stream<Uint8Array, InvalidRequest>
       ) {
-        yield* documents.check(documentId)
+        yield* resolver.check(documentId)
         // Kept up to the limit only: a larger body is refused without being held in memory.
         const tooLarge = () => new InvalidRequest({ message: `The ${sourceType} file is larger than ${config.maxFileBytes} bytes (ANNOTATION_FILE_MAX_BYTES)` })
         const chunks = yield* Stream.runCollect(capBody(body, config.maxFileBytes, config.drainBytes, tooLarge))
         const bytes = Buffer.concat([...chunks])
         if (bytes.byteLength === 0) return yield* new InvalidRequest({ message: `The body is empty: send the ${sourceType} file's bytes` })
         const annotations = yield* parse(sourceType, bytes).pipe(Effect.mapError((e) => new InvalidRequest({ message: e.message })))
-        const title = Option.getOrUndefined(yield* documents.title(documentId))
+        const title = Option.getOrUndefined(yield* resolver.title(documentId))
         return write(targetType, annotations, title)
       }),
 
       inPdfSpace,
-      problemsOf
+      problemsOf,
+      basisOf
     }
   })
 }) {}

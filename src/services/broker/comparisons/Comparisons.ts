@@ -8,9 +8,12 @@ import { Config, ConfigError, Effect, Either, Option, ParseResult, Schema } from
 import { ComparisonOrder, ComparisonOrderCreated, type ComparisonRequest, DifferenceResult, HexColor, parseColor, TextChange } from "../../../schemas/broker/Comparisons.ts"
 import { DocumentIdRef, DocumentProcessingFailed } from "../../../schemas/broker/Document.ts"
 import { OrderIdRef } from "../../../schemas/broker/Orders.ts"
-import { Documents } from "../documents/Documents.ts"
-import { type OrderRecord, Orders } from "../orders/Orders.ts"
+import { DerivedCache } from "../../common/DerivedCache.ts"
+import { DocumentRegistration } from "../documents/DocumentRegistration.ts"
+import { DocumentResolver } from "../documents/DocumentResolver.ts"
 import { PdfEngine } from "../engine/PdfEngine.ts"
+import { type OrderRecord, Orders } from "../orders/Orders.ts"
+import { Compare, DiffText } from "./CompareRequests.ts"
 
 /** A colour setting, read as requests' colours are; one that is not a colour stops the broker at start. */
 const hexColorConfig = (name: string, fallback: string) =>
@@ -45,7 +48,9 @@ const decodeResult = Schema.decodeUnknownOption(Result)
 export class Comparisons extends Effect.Service<Comparisons>()("docstack/Comparisons", {
   effect: Effect.gen(function*() {
     const config = yield* ComparisonsConfig
-    const documents = yield* Documents
+    const resolver = yield* DocumentResolver
+    const registration = yield* DocumentRegistration
+    const derived = yield* DerivedCache
     const orders = yield* Orders
     const engine = yield* PdfEngine
     const fs = yield* FileSystem.FileSystem
@@ -76,10 +81,10 @@ export class Comparisons extends Effect.Service<Comparisons>()("docstack/Compari
     const run = (order: OrderRecord) =>
       Effect.scoped(Effect.gen(function*() {
         const stored = yield* decodeStored(order.request).pipe(Effect.mapError((e) => ({ message: `The order's request is unreadable: ${e.message}` })))
-        const [left, right] = yield* Effect.all([documents.rendition(stored.leftDocumentId), documents.rendition(stored.rightDocumentId)])
+        const [left, right] = yield* Effect.all([resolver.rendition(stored.leftDocumentId), resolver.rendition(stored.rightDocumentId)])
         const dir = yield* fs.makeTempDirectoryScoped({ prefix: "docstack-compare-" }).pipe(Effect.orDie)
         const outPath = `${dir}/comparison.pdf`
-        yield* engine.compare({
+        yield* engine.runDocumentWork(new Compare({
           left: left.pdf,
           right: right.pdf,
           width: config.pageWidth,
@@ -89,10 +94,10 @@ export class Comparisons extends Effect.Service<Comparisons>()("docstack/Compari
           lowlight: [...parseColor(stored.lowlightColor)!],
           maxPixels: engine.maxImagePixels,
           outPath
-        })
+        }))
         const bytes = yield* fs.readFile(outPath).pipe(Effect.orDie)
         const title = `Comparison of ${left.title ?? left.documentId} and ${right.title ?? right.documentId}`
-        const target = yield* documents.registerPdf(bytes, title)
+        const target = yield* registration.registerPdf(bytes, title)
         return { targetDocumentId: target.id }
       }))
 
@@ -100,8 +105,8 @@ export class Comparisons extends Effect.Service<Comparisons>()("docstack/Compari
       run,
 
       request: Effect.fn("Comparisons.request")(function*(body: ComparisonRequest) {
-        yield* documents.sourcePageCount(body.leftDocumentId)
-        yield* documents.sourcePageCount(body.rightDocumentId)
+        yield* resolver.sourcePageCount(body.leftDocumentId)
+        yield* resolver.sourcePageCount(body.rightDocumentId)
         // Both #RRGGBB: HexColor decoded the request's and the settings'.
         const highlightColor = body.highlightColor ?? config.defaultHighlight
         const lowlightColor = body.lowlightColor ?? config.defaultLowlight
@@ -126,12 +131,12 @@ export class Comparisons extends Effect.Service<Comparisons>()("docstack/Compari
 
       /** GET /difference: the documents' text compared word by word, page after page (in a worker; kept per pair of PDFs). */
       difference: Effect.fn("Comparisons.difference")(function*(leftId: string, rightId: string) {
-        const [left, right] = yield* Effect.all([documents.rendition(leftId), documents.rendition(rightId)], { concurrency: 2 })
-        const textChanges = yield* documents.derivedJson(
+        const [left, right] = yield* Effect.all([resolver.rendition(leftId), resolver.rendition(rightId)], { concurrency: 2 })
+        const textChanges = yield* derived.json(
           left.pdf.hash,
           `difference-${right.pdf.hash}.json`,
           Schema.Array(TextChange),
-          engine.diffText(left.pdf, right.pdf).pipe(Effect.mapError((e) => new DocumentProcessingFailed({ documentId: leftId, message: e.message })))
+          engine.runDocumentWork(new DiffText({ left: left.pdf, right: right.pdf })).pipe(Effect.mapError((e) => new DocumentProcessingFailed({ documentId: leftId, message: e.message })))
         )
         return new DifferenceResult({ leftDocumentId: new DocumentIdRef({ id: leftId }), rightDocumentId: new DocumentIdRef({ id: rightId }), textChanges })
       })

@@ -11,6 +11,7 @@ import { DerivedCache } from "../../common/DerivedCache.ts"
 import { DocumentRegistry, PageRecord, type Rendition } from "../registry/DocumentRegistry.ts"
 import type { DetectedFormat } from "./FormatDetector.ts"
 import { PdfEngine } from "../engine/PdfEngine.ts"
+import { Analyze } from "./PdfAnalysis.ts"
 
 export const RenditionsConfig = Config.all({
   maxPages: Config.integer("MAX_PAGES").pipe(Config.withDefault(20_000)),
@@ -44,7 +45,7 @@ export class Renditions extends Effect.Service<Renditions>()("docstack/Rendition
       Effect.gen(function*() {
         const converted = yield* converter.toPdf(sourceHash, detected)
         const path = yield* blobs.localPath(converted.hash).pipe(Effect.orDie)
-        const summary = yield* engine.analyze({ hash: converted.hash, path }, defaultDescriptor).pipe(
+        const summary = yield* engine.run(new Analyze({ hash: converted.hash, path, firstPage: engine.renderSettings(defaultDescriptor) })).pipe(
           Effect.mapError((error) =>
             new ConversionFailed({
               message: error._tag === "PdfOpenFailed" && error.reason === "password"

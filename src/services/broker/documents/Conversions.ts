@@ -1,12 +1,15 @@
 /**
- * Conversion orders as the API shows them: accepted for an existing document, listed, polled,
- * cancelled. The work itself is Documents.convert, run by the order workers.
+ * Conversion orders: accepted for an existing document, listed, polled, cancelled; and the work
+ * itself (`convert`), run by the order workers: a document's rendition built, or every part's of a
+ * composite document.
  */
 import { Effect } from "effect"
 import { DocumentIdRef } from "../../../schemas/broker/Document.ts"
 import { ConversionOrder, ConversionOrderCreated, OrderIdRef } from "../../../schemas/broker/Orders.ts"
-import { Documents } from "./Documents.ts"
+import { isConvertible } from "../conversion/Converter.ts"
+import { Renditions } from "../conversion/Renditions.ts"
 import { type OrderRecord, Orders } from "../orders/Orders.ts"
+import { DocumentResolver, processingFailed } from "./DocumentResolver.ts"
 
 const toConversionOrder = (order: OrderRecord, withQueuedTime: boolean) =>
   new ConversionOrder({
@@ -23,12 +26,33 @@ const toConversionOrder = (order: OrderRecord, withQueuedTime: boolean) =>
 
 export class Conversions extends Effect.Service<Conversions>()("docstack/Conversions", {
   effect: Effect.gen(function*() {
-    const documents = yield* Documents
+    const resolver = yield* DocumentResolver
+    const renditions = yield* Renditions
     const orders = yield* Orders
 
+    /** Converts what a conversion order names: a document, or every part of a composite one. */
+    const convert = (documentId: string): Effect.Effect<{ readonly pages: number }, { readonly message: string }> =>
+      Effect.gen(function*() {
+        const target = yield* resolver.resolve(documentId)
+        if (target.kind === "container") {
+          const ids = yield* resolver.documentIdsUnder(target)
+          const converted = yield* Effect.forEach(ids, convert)
+          return { pages: converted.reduce((sum, c) => sum + c.pages, 0) }
+        }
+        const { doc, detected } = target
+        if (doc.registeredPages) return yield* processingFailed(doc.id)({ message: "The document was registered from a layout: it has no file to convert" })
+        if (!doc.sourceHash || !detected || !isConvertible(detected)) {
+          return yield* processingFailed(doc.id)({ message: `A ${doc.format === "unknown" ? "file of unknown format" : `${doc.format} file`} cannot be converted to PDF` })
+        }
+        const rendition = yield* renditions.prepare(doc.sourceHash, detected)
+        return { pages: rendition.pages.length }
+      })
+
     return {
+      convert,
+
       request: Effect.fn("Conversions.request")(function*(documentId: string, format: "pdf" | "rendered") {
-        yield* documents.check(documentId)
+        yield* resolver.check(documentId)
         const id = yield* orders.submit({ kind: "conversion", documentId, format })
         return new ConversionOrderCreated({ conversionOrderId: new OrderIdRef({ id }) })
       }),
@@ -42,7 +66,7 @@ export class Conversions extends Effect.Service<Conversions>()("docstack/Convers
       removeAll: orders.removeAll("conversion"),
 
       forDocument: Effect.fn("Conversions.forDocument")(function*(documentId: string) {
-        yield* documents.check(documentId)
+        yield* resolver.check(documentId)
         return (yield* orders.forDocument("conversion", documentId)).map((order) => new OrderIdRef({ id: order.id }))
       })
     }

@@ -1,5 +1,6 @@
 /**
- * The PDF worker as one JavaScript file, built with esbuild when the engine starts (about a second).
+ * The PDF worker (its entry and every feature's handlers it imports) as one JavaScript file, built
+ * with esbuild when the engine starts (about a second).
  * Measured here: a worker thread running the TypeScript through the tsx loader holds about 275 MB;
  * the same code bundled holds about 100 MB. Built every start, so it can never be stale.
  */
@@ -12,15 +13,15 @@ import { fileURLToPath } from "node:url"
 /** Packages with native parts or their own data files stay outside the bundle and load from node_modules. */
 const EXTERNAL = ["sharp", "@napi-rs/canvas", "pdfjs-dist", "pdf-lib"]
 
-/** Builds the bundle into a file of this process's own (several brokers may share node_modules). */
-export const buildWorkerBundle = async (): Promise<string> => {
+/** Builds the bundle of `entry` into a file of this process's own (several brokers may share node_modules). */
+export const buildWorkerBundle = async (entry: URL): Promise<string> => {
   // Inside node_modules, so the bundle's imports of the external packages resolve as usual.
   const nodeModules = path.join(path.dirname(createRequire(import.meta.url).resolve("esbuild/package.json")), "..")
   const outDir = path.join(nodeModules, ".cache", "docstack")
   mkdirSync(outDir, { recursive: true })
   const outfile = path.join(outDir, `pdf-worker-${process.pid}.mjs`)
   await build({
-    entryPoints: [fileURLToPath(new URL("./PdfWorker.ts", import.meta.url))],
+    entryPoints: [fileURLToPath(entry)],
     bundle: true,
     platform: "node",
     format: "esm",

@@ -11,9 +11,10 @@ import { availableParallelism, loadavg } from "node:os"
 import { PDFDocument, StandardFonts } from "pdf-lib"
 import sharp from "sharp"
 import { ComponentState, HealthRecords } from "../../../schemas/broker/Health.ts"
-import { PageImageDescriptor } from "../../../schemas/broker/PageImage.ts"
 import { OfficeConverter } from "../conversion/OfficeConverter.ts"
 import { PdfEngine } from "../engine/PdfEngine.ts"
+import { RenderPage } from "../pages/PageRequests.ts"
+import { ExtractText } from "../text/TextRequests.ts"
 import { StorageConfig } from "../../common/StorageConfig.ts"
 import { durationConfig } from "../../common/DurationConfig.ts"
 
@@ -55,8 +56,8 @@ export class Health extends Effect.Service<Health>()("docstack/Health", {
     const checks: Record<Component, Effect.Effect<unknown, unknown>> = {
       // The LibreOffice pool: an instance alive and answering (a full conversion would queue behind real work).
       "document-converter": office.ping,
-      "document-renderer": engine.renderPage(probe, 0, new PageImageDescriptor({ width: 40, rotation: 0, filters: [] })),
-      "document-text-handler": engine.text(probe, 0).pipe(
+      "document-renderer": engine.run(new RenderPage({ ...probe, page: 0, ...engine.renderSettings({ width: 40, rotation: 0, filters: [] }) })),
+      "document-text-handler": engine.run(new ExtractText({ ...probe, page: 0 })).pipe(
         Effect.filterOrFail((runs) => runs.some((r) => r.text.includes("probe")), () => new Error("probe text not found"))
       ),
       database: sql`SELECT 1`

@@ -17,11 +17,14 @@ import { toPdfAnnotation } from "../annotations/AnnotationModel.ts"
 import { Annotations } from "../annotations/Annotations.ts"
 import type { PageGeometry } from "../annotations/PageSpace.ts"
 import type { PdfAnnotation, PdfRect } from "../annotations/PdfAnnotation.ts"
-import { Documents } from "../documents/Documents.ts"
-import { type OrderRecord, Orders } from "../orders/Orders.ts"
+import { DocumentFiles } from "../documents/DocumentFiles.ts"
+import { DocumentRegistration } from "../documents/DocumentRegistration.ts"
+import { DocumentResolver } from "../documents/DocumentResolver.ts"
 import { PdfEngine } from "../engine/PdfEngine.ts"
+import { type OrderRecord, Orders } from "../orders/Orders.ts"
+import { DocumentOutline } from "../outline/DocumentOutline.ts"
 import { moveBookmarks } from "../outline/Outline.ts"
-import type { Transform } from "../engine/Protocol.ts"
+import { Transform } from "./TransformRequests.ts"
 
 const REDACTIONS = new Set(["RedactText", "Redact"])
 
@@ -63,7 +66,10 @@ const documentOf = (a: Annotation, sources: ReadonlyArray<string>) => a.document
 
 export class Transformations extends Effect.Service<Transformations>()("docstack/Transformations", {
   effect: Effect.gen(function*() {
-    const documents = yield* Documents
+    const resolver = yield* DocumentResolver
+    const files = yield* DocumentFiles
+    const registration = yield* DocumentRegistration
+    const outline = yield* DocumentOutline
     const orders = yield* Orders
     const engine = yield* PdfEngine
     const fs = yield* FileSystem.FileSystem
@@ -74,7 +80,7 @@ export class Transformations extends Effect.Service<Transformations>()("docstack
       Effect.gen(function*() {
         const sources = [...new Set(body.transformationDetails.flatMap((d) => d.transformationElements.map((e) => e.documentId)))]
         const pageCounts = new Map<string, Option.Option<number>>()
-        for (const id of sources) pageCounts.set(id, yield* documents.sourcePageCount(id))
+        for (const id of sources) pageCounts.set(id, yield* resolver.sourcePageCount(id))
         const problems: Array<string> = []
         body.transformationDetails.forEach((detail, d) =>
           detail.transformationElements.forEach((element, e) =>
@@ -118,7 +124,7 @@ export class Transformations extends Effect.Service<Transformations>()("docstack
         const body = yield* decodeRequest(order.request).pipe(Effect.mapError((e) => ({ message: `The order's request is unreadable: ${e.message}` })))
         const sourceIds = [...new Set(body.transformationDetails.flatMap((d) => d.transformationElements.map((e) => e.documentId)))]
         const sources = yield* Effect.forEach(sourceIds, (id) =>
-          Effect.all({ rendition: documents.rendition(id), basis: documents.annotationBasis(id), bookmarks: documents.bookmarks(id) }).pipe(Effect.map((s) => ({ id, ...s }))))
+          Effect.all({ rendition: resolver.rendition(id), basis: annotationService.basisOf(id), bookmarks: outline.bookmarks(id) }).pipe(Effect.map((s) => ({ id, ...s }))))
         const index = new Map(sourceIds.map((id, i) => [id, i]))
         const annotations = body.annotations?.annotations ?? []
         // Pages not known when the order was queued (a conversion under way) are checked now.
@@ -191,15 +197,15 @@ export class Transformations extends Effect.Service<Transformations>()("docstack
         }
 
         const outDir = yield* fs.makeTempDirectoryScoped({ prefix: "docstack-transform-" }).pipe(Effect.orDie)
-        const files = yield* engine.transform({
+        const results = yield* engine.runDocumentWork(new Transform({
           sources: sources.map((s) => ({ ...s.rendition.pdf, redactions: redactionsOf(s.id) })),
           outputs: outputs.map((o) => ({ pages: o.pages, annotations: o.annotations, annotationMode: "objects" as const, title: o.title, outline: o.outline })),
           outDir
-        })
-        const documentIds = yield* Effect.forEach(files, (file, i) =>
+        }))
+        const documentIds = yield* Effect.forEach(results, (file, i) =>
           fs.readFile(file).pipe(
             Effect.orDie,
-            Effect.flatMap((bytes) => documents.registerPdf(bytes, outputs[i]!.title)),
+            Effect.flatMap((bytes) => registration.registerPdf(bytes, outputs[i]!.title)),
             Effect.map((ref) => ref.id)
           ))
         return { documentIds }
@@ -209,7 +215,7 @@ export class Transformations extends Effect.Service<Transformations>()("docstack
     const transformOne = (request: Omit<ConstructorParameters<typeof Transform>[0], "outDir">) =>
       Effect.scoped(Effect.gen(function*() {
         const outDir = yield* fs.makeTempDirectoryScoped({ prefix: "docstack-annotated-" }).pipe(Effect.orDie)
-        const [file] = yield* engine.transform({ ...request, outDir })
+        const [file] = yield* engine.runDocumentWork(new Transform({ ...request, outDir }))
         return yield* fs.readFile(file!).pipe(Effect.orDie)
       }))
 
@@ -221,17 +227,17 @@ export class Transformations extends Effect.Service<Transformations>()("docstack
     const annotatedPdf = Effect.fn("Transformations.annotatedPdf")(function*(documentId: string, mode: Exclude<AnnotationsInFile, "none">) {
       const { annotations, pages, fileHasAnnotations } = yield* annotationService.inPdfSpace(documentId)
       // Nothing to write nor to take out: the rendition as it is.
-      if (annotations.length === 0 && !fileHasAnnotations) return yield* documents.file(documentId, "pdf")
+      if (annotations.length === 0 && !fileHasAnnotations) return yield* files.file(documentId, "pdf")
       const redactions = annotations.filter((a) => a.subtype === "Redact")
       const others = annotations.filter((a) => a.subtype !== "Redact")
-      const title = Option.getOrUndefined(yield* documents.title(documentId))
+      const title = Option.getOrUndefined(yield* resolver.title(documentId))
       const key = createHash("sha256").update(JSON.stringify([mode, annotations, title])).digest("hex").slice(0, 32)
-      return yield* documents.derivedPdf(documentId, `annotated-${key}.pdf`, (pdf) =>
+      return yield* files.derivedPdf(documentId, `annotated-${key}.pdf`, (pdf) =>
         Effect.gen(function*() {
-          const outline = redactions.length > 0 ? [] : outlineOnPages((yield* documents.bookmarks(documentId)).bookmarks, pages, (page) => page)
+          const bookmarks = redactions.length > 0 ? [] : outlineOnPages((yield* outline.bookmarks(documentId)).bookmarks, pages, (page) => page)
           return yield* transformOne({
             sources: [{ ...pdf, redactions: redactions.flatMap(regionsOf) }],
-            outputs: [{ pages: pages.map((_, page) => ({ source: 0, page })), annotations: others, annotationMode: mode === "embed" ? "objects" : "flatten", outline, title, replaceOwnAnnotations: true }]
+            outputs: [{ pages: pages.map((_, page) => ({ source: 0, page })), annotations: others, annotationMode: mode === "embed" ? "objects" : "flatten", outline: bookmarks, title, replaceOwnAnnotations: true }]
           })
         }).pipe(Effect.mapError((e) => new DocumentProcessingFailed({ documentId, message: `Writing the annotations into the PDF failed: ${e.message}` }))))
     })
@@ -244,14 +250,14 @@ export class Transformations extends Effect.Service<Transformations>()("docstack
        * PDF with its annotations, which only the PDF can carry.
        */
       file: Effect.fn("Transformations.file")(function*(documentId: string, format: typeof FileFormatParam.Type["format"], annotations: AnnotationsInFile | undefined) {
-        if (annotations === undefined || annotations === "none") return yield* documents.file(documentId, format)
+        if (annotations === undefined || annotations === "none") return yield* files.file(documentId, format)
         if (format !== "pdf" && format !== "rendered") return yield* new InvalidRequest({ message: "annotations go with format=pdf: only the PDF carries them" })
         return yield* annotatedPdf(documentId, annotations)
       }),
 
       /** GET /documents/{id}/printable: the PDF with its annotations drawn in (or as `annotations` asks). */
       printable: (documentId: string, annotations: AnnotationsInFile) =>
-        annotations === "none" ? documents.printable(documentId) : annotatedPdf(documentId, annotations),
+        annotations === "none" ? files.printable(documentId) : annotatedPdf(documentId, annotations),
 
       request: Effect.fn("Transformations.request")(function*(body: TransformationRequest) {
         yield* validate(body)

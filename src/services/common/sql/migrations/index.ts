@@ -14,6 +14,7 @@ import requestsReplacedBy from "./00009_requests_replaced_by.ts"
 import gatewayStatistics from "./00010_gateway_statistics.ts"
 import createAnnotations from "./00011_create_annotations.ts"
 import annotationsCreationOrder from "./00012_annotations_creation_order.ts"
+import annotationsFollowDocuments from "./00013_annotations_follow_documents.ts"
 
 export const migrations = Migrator.fromRecord({
   "00001_create_documents": createDocuments,
@@ -27,5 +28,6 @@ export const migrations = Migrator.fromRecord({
   "00009_requests_replaced_by": requestsReplacedBy,
   "00010_gateway_statistics": gatewayStatistics,
   "00011_create_annotations": createAnnotations,
-  "00012_annotations_creation_order": annotationsCreationOrder
+  "00012_annotations_creation_order": annotationsCreationOrder,
+  "00013_annotations_follow_documents": annotationsFollowDocuments
 })

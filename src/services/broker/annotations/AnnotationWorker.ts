@@ -1,0 +1,16 @@
+/**
+ * Inside a PDF worker thread: the pages' geometry and the file's own annotations (AnnotationRequests.ts).
+ */
+import type { WorkerRunner } from "@effect/platform"
+import { attempt, loadWithPdfLib } from "../engine/WorkerDocuments.ts"
+import { AnnotationBasis, type ReadAnnotations } from "./AnnotationRequests.ts"
+import { pageGeometries } from "./PageSpace.ts"
+import { readAnnotations } from "./PdfAnnotations.ts"
+
+export const annotationHandlers: WorkerRunner.SerializedRunner.Handlers<ReadAnnotations> = {
+  ReadAnnotations: (req) =>
+    attempt("Reading annotations", async () => {
+      const pdf = await loadWithPdfLib(req.path)
+      return new AnnotationBasis({ pages: pageGeometries(pdf), fileAnnotations: readAnnotations(pdf) })
+    })
+}

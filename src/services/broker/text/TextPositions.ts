@@ -1,0 +1,45 @@
+/**
+ * A page's text positions as the engine reads them: pdf.js text content, measured as the viewer
+ * draws it. Used by the worker threads (page text, search, text difference) and by tests that
+ * check text on real documents.
+ */
+import { createCanvas } from "@napi-rs/canvas"
+import type { PDFPageProxy } from "pdfjs-dist/types/src/display/api.js"
+import { type RawTextItem, type RawTextStyle, toTextPositions } from "./Text.ts"
+
+const measureContext = createCanvas(1, 1).getContext("2d")
+/**
+ * pdf.js names generic families only. Which font the canvas takes for those depends on every font
+ * installed (CJK fonts, LibreOffice's), so they are pinned to the fonts metric-compatible with the
+ * PDF standard fonts (Times, Helvetica, Courier) that the setup installs.
+ */
+const MEASURE_FAMILIES: Readonly<Record<string, string>> = {
+  serif: "Liberation Serif, DejaVu Serif, serif",
+  "sans-serif": "Liberation Sans, DejaVu Sans, sans-serif",
+  monospace: "Liberation Mono, DejaVu Sans Mono, monospace"
+}
+const measure = (text: string, fontFamily: string) => {
+  measureContext.font = `100px ${MEASURE_FAMILIES[fontFamily] ?? fontFamily}`
+  // The canvas throws on control characters (a NUL in a run of standard_fonts.pdf); they take no width.
+  return Array.from(text, (ch) => (ch < " " ? 0 : measureContext.measureText(ch).width))
+}
+
+/** The page's text positions (pdf.js text content, measured as the viewer draws it); font names only when asked (they need the page's operators). */
+export const pageTextPositions = async (page: PDFPageProxy, withFontNames: boolean) => {
+  const content = await page.getTextContent()
+  // Font objects (with their real names) exist only once the page's operators have been loaded.
+  if (withFontNames) await page.getOperatorList()
+  const fontNames = (id: string) => {
+    if (!page.commonObjs.has(id)) return undefined
+    const name = (page.commonObjs.get(id) as { name?: string }).name
+    return name?.replace(/^[A-Z]{6}\+/, "")
+  }
+  return toTextPositions({
+    pageNumber: page.pageNumber - 1,
+    items: content.items.filter((item) => "str" in item) as ReadonlyArray<RawTextItem>,
+    styles: content.styles as Record<string, RawTextStyle>,
+    viewportTransform: page.getViewport({ scale: 1 }).transform,
+    fontNames: withFontNames ? fontNames : () => undefined,
+    measure
+  })
+}
