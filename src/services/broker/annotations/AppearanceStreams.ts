@@ -12,6 +12,7 @@
  * appearance with the page.
  */
 import { clamp01, normaliseRect, normaliseRotation, type PdfAnnotation, type PdfColor, type PdfPoint, type PdfRect } from "./PdfAnnotation.ts"
+import { apply, type Matrix } from "../engine/Matrix.ts"
 
 /** What the appearances need from a font (pdf-lib's PDFFont has all of it). */
 export interface AppearanceFont {
@@ -59,8 +60,6 @@ const num = (v: number): string => {
   return Object.is(r, -0) || r === 0 ? "0" : String(r)
 }
 
-type Matrix = readonly [number, number, number, number, number, number]
-
 const rgb = (c: PdfColor) => `${num(clamp01(c[0]))} ${num(clamp01(c[1]))} ${num(clamp01(c[2]))}`
 const fill = (c: PdfColor) => `${rgb(c)} rg`
 const stroke = (c: PdfColor) => `${rgb(c)} RG`
@@ -100,7 +99,6 @@ export const uprightFrame = (rect: PdfRect, rotation: number): UprightFrame => {
   }
 }
 
-const apply = (m: Matrix, [x, y]: PdfPoint): PdfPoint => [m[0] * x + m[2] * y + m[4], m[1] * x + m[3] * y + m[5]]
 const cm = (m: Matrix) => `${m.map(num).join(" ")} cm`
 
 /** The characters of `text` a font cannot show, replaced: by their base letter when decomposing finds one the font has, else by "?". */

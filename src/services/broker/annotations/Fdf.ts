@@ -13,7 +13,7 @@
  */
 import { Effect } from "effect"
 import { PDFArray, PDFContext, PDFDict, PDFHexString, PDFName, PDFNumber, PDFParser, PDFRef, PDFString, type PDFObject } from "pdf-lib"
-import { fromPdfDate, isPdfAnnotationSubtype, normaliseRect, type PdfAnnotation, type PdfColor, type PdfPoint, toPdfDate } from "./PdfAnnotation.ts"
+import { isPdfAnnotationSubtype, normaliseRect, type PdfAnnotation, type PdfColor, type PdfPoint } from "./PdfAnnotation.ts"
 import {
   AnnotationFileInvalid,
   type AnnotationDetails,
@@ -30,6 +30,7 @@ import {
   readWith,
   unreadable
 } from "./Xfdf.ts"
+import { fromPdfDate, nameFor, nameText, numberOf, numbersOf, textOf, toPdfDate } from "../engine/PdfObjects.ts"
 
 const key = (name: string) => PDFName.of(name)
 
@@ -44,52 +45,11 @@ const headerOffset = (bytes: Uint8Array): number | undefined => {
 
 // ---- reading ---------------------------------------------------------------------------------
 
-const utf8 = new TextDecoder("utf-8", { fatal: true })
-
-const decodeBytesAsText = (bytes: Uint8Array, fallback: () => string): string => {
-  if (bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf) {
-    try {
-      return utf8.decode(bytes.subarray(3))
-    } catch {
-      return fallback()
-    }
-  }
-  return fallback()
-}
-
-/** A text string (PDF 32000-1 7.9.2.2): PDFDocEncoding, UTF-16BE with BOM, or (PDF 2.0) UTF-8 with BOM. */
-const textOf = (object: PDFObject | undefined): string | undefined => {
-  if (object instanceof PDFString) {
-    // An end of line inside a literal string, escaped (a continuation) or not, is one LF (7.3.4.2).
-    const literal = PDFString.of(object.asString().replace(/\r\n?/g, "\n"))
-    return decodeBytesAsText(literal.asBytes(), () => literal.decodeText())
-  }
-  if (object instanceof PDFHexString) return decodeBytesAsText(object.asBytes(), () => object.decodeText())
-  if (object instanceof PDFName) return nameOf(object)
-  return undefined
-}
-
-/** A name's bytes as UTF-8 when they are, else as Latin-1. */
-const nameOf = (name: PDFName): string => {
-  const bytes = name.asBytes()
-  try {
-    return utf8.decode(bytes)
-  } catch {
-    return latin1(bytes)
-  }
-}
-
-const latin1 = (bytes: Uint8Array): string => Buffer.from(bytes.buffer, bytes.byteOffset, bytes.length).toString("latin1")
-
-const numberOf = (object: PDFObject | undefined): number | undefined =>
-  object instanceof PDFNumber && Number.isFinite(object.asNumber()) ? object.asNumber() : undefined
-
-const numbersOf = (dict: PDFDict, name: string): Array<number> | undefined => {
+/** The numbers of an entry; an entry that is there but not all numbers makes the file unreadable. */
+const numbersIn = (dict: PDFDict, name: string): Array<number> | undefined => {
   const array = dict.lookup(key(name))
   if (!(array instanceof PDFArray)) return undefined
-  const values = array.asArray().map((_, index) => numberOf(array.lookup(index)))
-  if (values.some((value) => value === undefined)) unreadable(`FDF /${name} is not an array of numbers`)
-  return values as Array<number>
+  return numbersOf(array, dict.context) ?? unreadable(`FDF /${name} is not an array of numbers`)
 }
 
 const pairs = (values: ReadonlyArray<number>, what: string): Array<PdfPoint> => {
@@ -100,7 +60,7 @@ const pairs = (values: ReadonlyArray<number>, what: string): Array<PdfPoint> => 
 }
 
 const colorOf = (dict: PDFDict, name: string): PdfColor | undefined => {
-  const values = numbersOf(dict, name)
+  const values = numbersIn(dict, name)
   return values === undefined ? undefined : colorFromComponents(values)
 }
 
@@ -108,7 +68,7 @@ const refKey = (ref: PDFRef) => `${ref.objectNumber} ${ref.generationNumber}`
 
 const readAnnotation = (dict: PDFDict, recordKey: string): AnnotationRecord | undefined => {
   const subtypeName = dict.lookup(key("Subtype"))
-  const subtype = subtypeName instanceof PDFName ? nameOf(subtypeName) : undefined
+  const subtype = subtypeName instanceof PDFName ? nameText(subtypeName) : undefined
   if (subtype === undefined || !isPdfAnnotationSubtype(subtype)) return undefined
   const details: { -readonly [K in keyof AnnotationDetails]?: AnnotationDetails[K] } = {}
   const text = (name: string) => textOf(dict.lookup(key(name)))
@@ -116,7 +76,7 @@ const readAnnotation = (dict: PDFDict, recordKey: string): AnnotationRecord | un
   const pageObject = dict.lookup(key("Page"))
   const page = numberOf(pageObject)
   if (pageObject !== undefined && (page === undefined || !Number.isInteger(page) || page < 0)) unreadable("FDF /Page is not a 0-based page number")
-  const rectValues = numbersOf(dict, "Rect")
+  const rectValues = numbersIn(dict, "Rect")
   if (rectValues !== undefined && rectValues.length !== 4) unreadable("FDF /Rect is not four numbers")
 
   put(details, "color", colorOf(dict, "C"))
@@ -134,9 +94,9 @@ const readAnnotation = (dict: PDFDict, recordKey: string): AnnotationRecord | un
   const flags = numberOf(dict.lookup(key("F")))
   if (flags !== undefined && Number.isInteger(flags)) details.flags = flags
   const borderStyle = dict.lookup(key("BS"))
-  const border = numbersOf(dict, "Border")
+  const border = numbersIn(dict, "Border")
   put(details, "lineWidth", (borderStyle instanceof PDFDict ? numberOf(borderStyle.lookup(key("W"))) : undefined) ?? border?.[2])
-  put(details, "quadPoints", numbersOf(dict, "QuadPoints"))
+  put(details, "quadPoints", numbersIn(dict, "QuadPoints"))
   const inkList = dict.lookup(key("InkList"))
   if (inkList instanceof PDFArray) {
     details.inkList = inkList.asArray().map((_, index) => {
@@ -148,15 +108,15 @@ const readAnnotation = (dict: PDFDict, recordKey: string): AnnotationRecord | un
       )
     })
   }
-  const vertices = numbersOf(dict, "Vertices")
+  const vertices = numbersIn(dict, "Vertices")
   if (vertices !== undefined) details.vertices = pairs(vertices, "/Vertices")
-  const line = numbersOf(dict, "L")
+  const line = numbersIn(dict, "L")
   if (line !== undefined) {
     if (line.length !== 4) unreadable("FDF /L is not four numbers")
     details.vertices = pairs(line, "/L")
   }
   const icon = dict.lookup(key("Name"))
-  put(details, "iconName", icon instanceof PDFName ? nameOf(icon) : textOf(icon))
+  put(details, "iconName", icon instanceof PDFName ? nameText(icon) : textOf(icon))
   put(details, "overlayText", text("OverlayText"))
   const appearance = parseAppearance(text("DA"), text("DS"))
   put(details, "fontSize", appearance.fontSize)
@@ -174,7 +134,7 @@ const readAnnotation = (dict: PDFDict, recordKey: string): AnnotationRecord | un
     state: text("State"),
     stateModel: text("StateModel"),
     inReplyTo: inReplyTo instanceof PDFRef ? refKey(inReplyTo) : undefined,
-    replyType: replyType instanceof PDFName ? nameOf(replyType) : textOf(replyType)
+    replyType: replyType instanceof PDFName ? nameText(replyType) : textOf(replyType)
   }
 }
 
@@ -244,7 +204,6 @@ const pdfText = (value: string): PDFString | PDFHexString =>
     : PDFHexString.fromText(value)
 
 /** A name from any text: its UTF-8 bytes, #-escaped by pdf-lib where needed. */
-const pdfName = (value: string): PDFName => PDFName.of(latin1(new TextEncoder().encode(value)))
 
 const finite = (value: number) => (Number.isFinite(value) ? value : 0)
 
@@ -280,7 +239,7 @@ const annotationDict = (context: PDFContext, record: AnnotationRecord, parent: P
     if (record.subtype === "Line" && details.vertices.length === 2) set("L", numbers(details.vertices.flat()))
     else set("Vertices", numbers(details.vertices.flat()))
   }
-  set("Name", details.iconName === undefined ? undefined : pdfName(details.iconName))
+  set("Name", details.iconName === undefined ? undefined : nameFor(details.iconName))
   if (details.fontSize !== undefined || details.fontColor !== undefined) {
     set("DA", PDFString.of(formatAppearance(details.fontSize, details.fontColor)))
     if (record.subtype === "FreeText") set("DS", pdfText(formatDefaultStyle(details.fontSize, details.fontColor)))

@@ -89,30 +89,6 @@ export const AnnotationFlag = {
   locked: 1 << 7
 } as const
 
-const pad = (n: number, width = 2) => String(Math.trunc(Math.abs(n))).padStart(width, "0")
-
-/** An ISO 8601 instant as a PDF date (`D:YYYYMMDDHHmmSSZ`, in UTC). */
-export const toPdfDate = (iso: string): string => {
-  const d = new Date(iso)
-  if (Number.isNaN(d.getTime())) return iso
-  return `D:${pad(d.getUTCFullYear(), 4)}${pad(d.getUTCMonth() + 1)}${pad(d.getUTCDate())}${pad(d.getUTCHours())}${pad(d.getUTCMinutes())}${pad(d.getUTCSeconds())}Z`
-}
-
-/**
- * A PDF date (`D:YYYYMMDDHHmmSSOHH'mm'`, every part after the year optional; PDF 32000-1 7.9.4) as
- * an ISO 8601 instant; undefined when it is not one.
- */
-export const fromPdfDate = (value: string): string | undefined => {
-  // Lenient as readers are: spaces inside the offset, anything after it ignored.
-  const m = /^(?:D:)?(\d{4})(\d{2})?(\d{2})?(\d{2})?(\d{2})?(\d{2})?\s*(?:([Zz+-])\s*(?:(\d{2})'?\s*(?:(\d{2})'?)?)?)?/.exec(value.trim())
-  if (!m) return undefined
-  const [, y, mo = "01", d = "01", h = "00", mi = "00", s = "00", sign, oh = "00", om = "00"] = m
-  const utc = Date.UTC(Number(y), Number(mo) - 1, Number(d), Number(h), Number(mi), Number(s))
-  if (Number.isNaN(utc)) return undefined
-  const offset = sign === "+" || sign === "-" ? (Number(oh) * 60 + Number(om)) * (sign === "+" ? 1 : -1) : 0
-  return new Date(utc - offset * 60_000).toISOString()
-}
-
 /** A rectangle with its corners in order (x1 ≤ x2, y1 ≤ y2); missing numbers are 0. */
 export const normaliseRect = ([x1, y1, x2, y2]: ReadonlyArray<number>): PdfRect => [
   Math.min(x1 ?? 0, x2 ?? 0),

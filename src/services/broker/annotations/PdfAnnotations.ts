@@ -33,7 +33,6 @@ import {
 import { type PageGeometry, pageGeometries, rectToDisplayed, rectToUser } from "./PageSpace.ts"
 import {
   AnnotationFlag,
-  fromPdfDate,
   type PdfAnnotation,
   type PdfAnnotationSubtype,
   isPdfAnnotationSubtype,
@@ -42,9 +41,9 @@ import {
   type PdfColor,
   type PdfPoint,
   type PdfRect,
-  type PdfReply,
-  toPdfDate
+  type PdfReply
 } from "./PdfAnnotation.ts"
+import { fromPdfDate, nameFor, nameOf, numberOf, numbersOf, textOf, toPdfDate } from "../engine/PdfObjects.ts"
 
 type Writable<T> = { -readonly [K in keyof T]: T[K] }
 
@@ -64,41 +63,6 @@ const lookup = (dict: PDFDict, name: string): PDFObject | undefined => {
   } catch {
     return undefined
   }
-}
-
-const textOf = (obj: PDFObject | undefined): string | undefined =>
-  obj instanceof PDFString || obj instanceof PDFHexString ? obj.decodeText() : obj instanceof PDFName ? decodeName(obj) : undefined
-
-const utf8 = new TextDecoder("utf-8", { fatal: true })
-
-/** A name's text: its bytes as UTF-8 (what PDF 2.0 says and what this module writes), else as Latin-1. */
-const decodeName = (name: PDFName): string => {
-  const bytes = name.decodeText()
-  try {
-    return utf8.decode(Buffer.from(bytes, "latin1"))
-  } catch {
-    return bytes
-  }
-}
-
-/** A name from text: its UTF-8 bytes (pdf-lib escapes those outside printable ASCII as #xx). */
-const nameFor = (text: string): PDFName => PDFName.of(Buffer.from(text, "utf8").toString("latin1"))
-
-const nameOf = (obj: PDFObject | undefined): string | undefined =>
-  obj instanceof PDFName ? decodeName(obj) : obj instanceof PDFString || obj instanceof PDFHexString ? obj.decodeText() : undefined
-
-const numberOf = (obj: PDFObject | undefined): number | undefined =>
-  obj instanceof PDFNumber && Number.isFinite(obj.asNumber()) ? obj.asNumber() : undefined
-
-const numbersOf = (dict: PDFDict, obj: PDFObject | undefined): Array<number> | undefined => {
-  if (!(obj instanceof PDFArray)) return undefined
-  const out: Array<number> = []
-  for (let i = 0; i < obj.size(); i++) {
-    const value = numberOf(dict.context.lookup(obj.get(i)))
-    if (value === undefined) return undefined
-    out.push(value)
-  }
-  return out
 }
 
 const pairs = (values: ReadonlyArray<number>): Array<PdfPoint> => {
@@ -209,7 +173,7 @@ const dateOf = (dict: PDFDict, name: string) => {
 
 const readAnnotation = (entry: Entry): Writable<PdfAnnotation> | undefined => {
   const d = entry.dict
-  const rect = numbersOf(d, lookup(d, "Rect"))
+  const rect = numbersOf(lookup(d, "Rect"), d.context)
   if (!rect || rect.length < 4) return undefined
   const a: Writable<PdfAnnotation> = {
     subtype: entry.subtype as PdfAnnotationSubtype,
@@ -217,9 +181,9 @@ const readAnnotation = (entry: Entry): Writable<PdfAnnotation> | undefined => {
     name: entry.name,
     rect: normaliseRect([rect[0]!, rect[1]!, rect[2]!, rect[3]!])
   }
-  const color = colorOf(numbersOf(d, lookup(d, "C")))
+  const color = colorOf(numbersOf(lookup(d, "C"), d.context))
   if (color) a.color = color
-  const interiorColor = colorOf(numbersOf(d, lookup(d, "IC")))
+  const interiorColor = colorOf(numbersOf(lookup(d, "IC"), d.context))
   if (interiorColor) a.interiorColor = interiorColor
   const opacity = numberOf(lookup(d, "CA"))
   if (opacity !== undefined) a.opacity = opacity
@@ -236,20 +200,20 @@ const readAnnotation = (entry: Entry): Writable<PdfAnnotation> | undefined => {
   const flags = numberOf(lookup(d, "F"))
   if (flags !== undefined) a.flags = Math.trunc(flags)
   const bs = lookup(d, "BS")
-  const lineWidth = bs instanceof PDFDict ? numberOf(lookup(bs, "W")) : numbersOf(d, lookup(d, "Border"))?.[2]
+  const lineWidth = bs instanceof PDFDict ? numberOf(lookup(bs, "W")) : numbersOf(lookup(d, "Border"), d.context)?.[2]
   if (lineWidth !== undefined) a.lineWidth = lineWidth
-  const quadPoints = numbersOf(d, lookup(d, "QuadPoints"))
+  const quadPoints = numbersOf(lookup(d, "QuadPoints"), d.context)
   if (quadPoints) a.quadPoints = quadPoints
   const inkList = lookup(d, "InkList")
   if (inkList instanceof PDFArray) {
     const strokes: Array<Array<PdfPoint>> = []
     for (let i = 0; i < inkList.size(); i++) {
-      const points = numbersOf(d, d.context.lookup(inkList.get(i)))
+      const points = numbersOf(d.context.lookup(inkList.get(i)), d.context)
       if (points) strokes.push(pairs(points))
     }
     a.inkList = strokes
   }
-  const vertices = numbersOf(d, lookup(d, entry.subtype === "Line" ? "L" : "Vertices"))
+  const vertices = numbersOf(lookup(d, entry.subtype === "Line" ? "L" : "Vertices"), d.context)
   if (vertices) a.vertices = pairs(vertices)
   const iconName = nameOf(lookup(d, "Name"))
   if (iconName !== undefined) a.iconName = iconName

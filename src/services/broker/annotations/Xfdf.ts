@@ -23,16 +23,15 @@ import { Effect, Schema } from "effect"
 import { QuoteType, Tokenizer, type TokenizerCallbacks } from "htmlparser2"
 import {
   clamp01,
-  fromPdfDate,
   normaliseRect,
   type PdfAnnotation,
   type PdfAnnotationSubtype,
   type PdfColor,
   type PdfPoint,
   type PdfRect,
-  type PdfReply,
-  toPdfDate
+  type PdfReply
 } from "./PdfAnnotation.ts"
+import { fromPdfDate, toPdfDate } from "../engine/PdfObjects.ts"
 
 /** An annotation file (XFDF or FDF) the broker cannot read: not the format, malformed, hostile or too large. */
 export class AnnotationFileInvalid extends Schema.TaggedError<AnnotationFileInvalid>()(

@@ -60,7 +60,7 @@ import {
   PDFString
 } from "pdf-lib"
 import * as pkijs from "pkijs"
-import { fromPdfDate } from "../annotations/PdfAnnotation.ts"
+import { fromPdfDate, nameOf as pdfNameOf, textOf as pdfTextOf } from "../engine/PdfObjects.ts"
 
 export interface TrustStore {
   /** Trusted certificates (DER): roots, or any certificate the caller decides to trust directly. */
@@ -1367,14 +1367,7 @@ const describeObject = (objectNumber: string, object: PDFObject | undefined): st
 
 const asDict = (object: PDFObject | undefined): PDFDict | undefined => (object instanceof PDFDict ? object : undefined)
 
-const textOf = (object: PDFObject | undefined): string | null => {
-  if (!(object instanceof PDFString || object instanceof PDFHexString)) return null
-  try {
-    return object.decodeText()
-  } catch {
-    return null
-  }
-}
-
-const nameOf = (object: PDFObject | undefined): string | null => (object instanceof PDFName ? object.decodeText() : null)
+/** The signature dictionary's texts and names as its report gives them: null when absent. */
+const textOf = (object: PDFObject | undefined): string | null => pdfTextOf(object) ?? null
+const nameOf = (object: PDFObject | undefined): string | null => pdfNameOf(object) ?? null
 

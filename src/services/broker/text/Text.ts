@@ -4,6 +4,7 @@
  */
 import { RE2JS } from "re2js"
 import { PageSearchHit, PositionText, Rect, type SearchOptions, TextPosition, TextRange } from "../../../schemas/broker/Content.ts"
+import { concat } from "../engine/Matrix.ts"
 
 /** The part of a pdf.js TextItem this module reads. */
 export interface RawTextItem {
@@ -23,16 +24,6 @@ export interface RawTextStyle {
   readonly vertical: boolean
 }
 
-type Matrix = readonly [number, number, number, number, number, number]
-
-const multiply = (m1: ReadonlyArray<number>, m2: ReadonlyArray<number>): Matrix => [
-  m1[0]! * m2[0]! + m1[2]! * m2[1]!,
-  m1[1]! * m2[0]! + m1[3]! * m2[1]!,
-  m1[0]! * m2[2]! + m1[2]! * m2[3]!,
-  m1[1]! * m2[2]! + m1[3]! * m2[3]!,
-  m1[0]! * m2[4]! + m1[2]! * m2[5]! + m1[4]!,
-  m1[1]! * m2[4]! + m1[3]! * m2[5]! + m1[5]!
-]
 
 const round2 = (n: number) => Math.round(n * 100) / 100
 
@@ -62,7 +53,7 @@ export const toTextPositions = (input: PositionInput): Array<TextPosition> => {
       continue
     }
     const style = input.styles[item.fontName] ?? { fontFamily: "sans-serif", ascent: 0.8, descent: -0.2, vertical: false }
-    const tx = multiply(input.viewportTransform, item.transform)
+    const tx = concat(item.transform, input.viewportTransform)
     const fontSize = Math.hypot(tx[2], tx[3]) || Math.hypot(tx[0], tx[1])
     const up: readonly [number, number] = [tx[2] / fontSize, tx[3] / fontSize]
     const along: readonly [number, number] = style.vertical ? [-up[0], -up[1]] : [-up[1], up[0]]

@@ -33,6 +33,7 @@ import {
   PDFRef,
   PDFStream
 } from "pdf-lib"
+import { apply, concat as concatMatrices, invert, type Matrix, type Point } from "../engine/Matrix.ts"
 
 /** A region to redact: 0-based page index and a rectangle in PDF user space [x1, y1, x2, y2] (points, origin bottom-left of the unrotated page, y up, x1<=x2, y1<=y2). */
 export interface RedactionRegion {
@@ -323,8 +324,6 @@ const inlineImageDict = (ctx: PDFContext, entries: Uint8Array, resources: Resour
 }
 
 type Box = readonly [number, number, number, number]
-type Matrix = readonly [number, number, number, number, number, number]
-type Point = readonly [number, number]
 
 /** Rewrites a page's content into one stream; returns the marked-content IDs whose replacement text must go. */
 const scrubPage = (ctx: PDFContext, page: PDFPageLeaf, regions: ReadonlyArray<Box>, fill: Fill): Set<number> => {
@@ -722,7 +721,7 @@ class Scrubber {
           else state = stack.pop()!
           break
         case "cm":
-          if (n.length >= 6) state = { ...state, ctm: multiply(n as unknown as Matrix, state.ctm) }
+          if (n.length >= 6) state = { ...state, ctm: concatMatrices(n, state.ctm) }
           break
         case "w":
           if (n.length >= 1) state = { ...state, lineWidth: n[0]! }
@@ -855,7 +854,7 @@ class Scrubber {
     }
     if (subtype !== "/Form") return false
     const matrix = numberArray(xobject.dict.lookupMaybe(PDFName.of("Matrix"), PDFArray), this.ctx) ?? [1, 0, 0, 1, 0, 0]
-    const ctm = multiply(matrix as unknown as Matrix, state.ctm)
+    const ctm = concatMatrices(matrix, state.ctm)
     const bbox = numberArray(xobject.dict.lookupMaybe(PDFName.of("BBox"), PDFArray), this.ctx)
     const box = bbox?.length === 4 ? transformBox(bbox as unknown as Box, ctm) : undefined
     const clip = box === undefined ? state.clip : state.clip === undefined ? box : intersection(state.clip, box)
@@ -1184,22 +1183,7 @@ const dropUnreferenced = (ctx: PDFContext) => {
 
 // ---- geometry and bytes ----------------------------------------------------------------------
 
-const multiply = (m: Matrix, n: Matrix): Matrix => [
-  m[0] * n[0] + m[1] * n[2],
-  m[0] * n[1] + m[1] * n[3],
-  m[2] * n[0] + m[3] * n[2],
-  m[2] * n[1] + m[3] * n[3],
-  m[4] * n[0] + m[5] * n[2] + n[4],
-  m[4] * n[1] + m[5] * n[3] + n[5]
-]
 
-const invert = ([a, b, c, d, e, f]: Matrix): Matrix | undefined => {
-  const det = a * d - b * c
-  if (Math.abs(det) < 1e-12) return undefined
-  return [d / det, -b / det, -c / det, a / det, (c * f - d * e) / det, (b * e - a * f) / det]
-}
-
-const apply = (m: Matrix, [x, y]: Point): Point => [m[0] * x + m[2] * y + m[4], m[1] * x + m[3] * y + m[5]]
 
 const boxOf = (points: ReadonlyArray<Point>): Box => {
   let [x0, y0, x1, y1] = [Infinity, Infinity, -Infinity, -Infinity]
