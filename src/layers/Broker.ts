@@ -13,16 +13,10 @@ import { BrokerApi } from "../http/broker/Api.ts"
 import { ConversionsHttpLive } from "../http/broker/ConversionsHttp.ts"
 import { DocumentLoadingHttpLive } from "../http/broker/DocumentLoadingHttp.ts"
 import { DocumentsHttpLive } from "../http/broker/DocumentsHttp.ts"
-import { AnnotationPolicies } from "../services/broker/annotations/AnnotationPolicies.ts"
 import { Annotations } from "../services/broker/annotations/Annotations.ts"
-import { AnnotationStore } from "../services/broker/annotations/AnnotationStore.ts"
 import { BlobStore } from "../services/common/BlobStore.ts"
 import { Comparisons } from "../services/broker/comparisons/Comparisons.ts"
-import { Containers } from "../services/broker/composite/Containers.ts"
 import { Conversions } from "../services/broker/documents/Conversions.ts"
-import { Converter } from "../services/broker/conversion/Converter.ts"
-import { OfficeConverter } from "../services/broker/conversion/OfficeConverter.ts"
-import { DerivedCache } from "../services/common/DerivedCache.ts"
 import { DocumentRegistry } from "../services/broker/registry/DocumentRegistry.ts"
 import { DocumentFiles } from "../services/broker/documents/DocumentFiles.ts"
 import { DocumentInfo } from "../services/broker/documents/DocumentInfo.ts"
@@ -37,10 +31,8 @@ import { transformWorkerSettings } from "../services/broker/transformations/Tran
 import { Health } from "../services/broker/health/Health.ts"
 import { orderRunner } from "../services/broker/orders/OrderRunner.ts"
 import { Orders } from "../services/broker/orders/Orders.ts"
-import { engineWorkerSettings, PdfEngine, PdfWorkerSetup } from "../services/broker/engine/PdfEngine.ts"
-import { Renditions } from "../services/broker/conversion/Renditions.ts"
+import { engineWorkerSettings, PdfWorkerSetup } from "../services/broker/engine/PdfEngine.ts"
 import { Transformations } from "../services/broker/transformations/Transformations.ts"
-import { UrlFetcher } from "../services/broker/documents/UrlFetcher.ts"
 import { listen } from "./Listen.ts"
 
 /** The PDF worker threads: the entry that runs every feature's handlers, and each feature's settings for them. */
@@ -64,16 +56,31 @@ const OrderWorkersLive = Layer.unwrapEffect(
   )
 )
 
-/** Every service of the broker, on the process's infrastructure (InfrastructureLive). */
+/**
+ * Every service of the broker, on the process's infrastructure (InfrastructureLive). Each service
+ * brings the services it needs (its `dependencies`); what is left here are the ports: the blob
+ * store and the PDF worker the engine starts.
+ */
 export const BrokerServicesLive = Layer.mergeAll(Health.Default, OrderWorkersLive).pipe(
-  Layer.provideMerge(Layer.mergeAll(Transformations.Default, Comparisons.Default)),
-  Layer.provideMerge(Layer.mergeAll(Annotations.Default, DocumentOutline.Default)),
-  Layer.provideMerge(Layer.mergeAll(PageImages.Default, DocumentText.Default, DocumentSignatures.Default, AnnotationPolicies.Default)),
-  Layer.provideMerge(Layer.mergeAll(DocumentRegistration.Default, DocumentInfo.Default, DocumentFiles.Default, Conversions.Default)),
-  Layer.provideMerge(DocumentResolver.Default),
-  Layer.provideMerge(Layer.mergeAll(Renditions.Default, Containers.Default)),
-  Layer.provideMerge(Layer.mergeAll(DocumentRegistry.Default, DerivedCache.Default, UrlFetcher.Default, Orders.Default, Converter.Default, AnnotationStore.Default)),
-  Layer.provideMerge(Layer.mergeAll(BlobStore.FileSystemLive, PdfEngine.Default.pipe(Layer.provide(PdfWorkerSetupLive)), OfficeConverter.Default))
+  Layer.provideMerge(
+    Layer.mergeAll(
+      Transformations.Default,
+      Comparisons.Default,
+      Conversions.Default,
+      Annotations.Default,
+      DocumentRegistration.Default,
+      DocumentResolver.Default,
+      DocumentInfo.Default,
+      DocumentFiles.Default,
+      PageImages.Default,
+      DocumentText.Default,
+      DocumentOutline.Default,
+      DocumentSignatures.Default
+    )
+  ),
+  // Containers' own services (its `dependencies` come with the composite folder's next change) and the order book the runner reads.
+  Layer.provideMerge(Layer.mergeAll(DocumentRegistry.Default, Orders.Default)),
+  Layer.provideMerge(Layer.mergeAll(BlobStore.FileSystemLive, PdfWorkerSetupLive))
 )
 
 /** The broker's routes and handlers; the services come from outside. */

@@ -230,5 +230,6 @@ export class Annotations extends Effect.Service<Annotations>()("docstack/Annotat
       problemsOf,
       basisOf
     }
-  })
+  }),
+  dependencies: [DocumentResolver.Default, DerivedCache.Default, PdfEngine.Default, AnnotationStore.Default, AnnotationPolicies.Default]
 }) {}

@@ -141,5 +141,6 @@ export class Comparisons extends Effect.Service<Comparisons>()("docstack/Compari
         return new DifferenceResult({ leftDocumentId: new DocumentIdRef({ id: leftId }), rightDocumentId: new DocumentIdRef({ id: rightId }), textChanges })
       })
     }
-  })
+  }),
+  dependencies: [DocumentResolver.Default, DocumentRegistration.Default, DerivedCache.Default, Orders.Default, PdfEngine.Default]
 }) {}

@@ -119,5 +119,6 @@ export class Converter extends Effect.Service<Converter>()("docstack/Converter",
         )
       })
     }
-  })
+  }),
+  dependencies: [OfficeConverter.Default]
 }) {}

@@ -88,5 +88,6 @@ export class Renditions extends Effect.Service<Renditions>()("docstack/Rendition
         )
       })
     }
-  })
+  }),
+  dependencies: [DocumentRegistry.Default, PdfEngine.Default, DerivedCache.Default, Converter.Default]
 }) {}

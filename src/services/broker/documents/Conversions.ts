@@ -70,5 +70,6 @@ export class Conversions extends Effect.Service<Conversions>()("docstack/Convers
         return (yield* orders.forDocument("conversion", documentId)).map((order) => new OrderIdRef({ id: order.id }))
       })
     }
-  })
+  }),
+  dependencies: [DocumentResolver.Default, Renditions.Default, Orders.Default]
 }) {}

@@ -140,5 +140,6 @@ export class DocumentFiles extends Effect.Service<DocumentFiles>()("docstack/Doc
           return yield* derivedBytes(pdf.hash, name, "application/pdf", fileNameOf(doc.title ?? doc.id, "pdf"), compute(pdf))
         })
     }
-  })
+  }),
+  dependencies: [DocumentResolver.Default, DerivedCache.Default, PdfEngine.Default]
 }) {}

@@ -91,5 +91,6 @@ export class DocumentInfo extends Effect.Service<DocumentInfo>()("docstack/Docum
         })
       })
     }
-  })
+  }),
+  dependencies: [DocumentResolver.Default, Orders.Default]
 }) {}

@@ -145,5 +145,6 @@ export class DocumentRegistration extends Effect.Service<DocumentRegistration>()
         if (sourceHash) yield* release([sourceHash])
       })
     }
-  })
+  }),
+  dependencies: [DocumentRegistry.Default, DerivedCache.Default, UrlFetcher.Default, Renditions.Default, Containers.Default, Orders.Default]
 }) {}

@@ -226,5 +226,6 @@ export class DocumentResolver extends Effect.Service<DocumentResolver>()("docsta
         resolve(documentId).pipe(Effect.map((target) => Option.fromNullable(target.kind === "container" ? target.title : titleOf(target.doc))))
       )
     }
-  })
+  }),
+  dependencies: [DocumentRegistry.Default, Renditions.Default, Containers.Default, Orders.Default]
 }) {}

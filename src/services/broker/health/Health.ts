@@ -117,5 +117,6 @@ export class Health extends Effect.Service<Health>()("docstack/Health", {
       /** Lower is better: busy render slots plus CPU load per core, each 0 when idle and about 1 when saturated. */
       weather: engine.load.pipe(Effect.map((load) => load + loadavg()[0]! / availableParallelism()))
     }
-  })
+  }),
+  dependencies: [PdfEngine.Default, OfficeConverter.Default]
 }) {}

@@ -41,5 +41,6 @@ export class DocumentOutline extends Effect.Service<DocumentOutline>()("docstack
         )
       })
     }
-  })
+  }),
+  dependencies: [DocumentResolver.Default, DerivedCache.Default, PdfEngine.Default]
 }) {}

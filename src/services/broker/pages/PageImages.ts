@@ -66,5 +66,6 @@ export class PageImages extends Effect.Service<PageImages>()("docstack/PageImage
         return yield* recent.get(JSON.stringify([pdf.hash, pdf.path, page, descriptor.key])).pipe(Effect.mapError(processingFailed(doc.id)))
       })
     }
-  })
+  }),
+  dependencies: [DocumentResolver.Default, DerivedCache.Default, PdfEngine.Default, Renditions.Default]
 }) {}

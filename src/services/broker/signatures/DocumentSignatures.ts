@@ -21,5 +21,6 @@ export class DocumentSignatures extends Effect.Service<DocumentSignatures>()("do
         return yield* engine.run(new VerifySignatures(pdf)).pipe(Effect.mapError(processingFailed(doc.id)))
       })
     }
-  })
+  }),
+  dependencies: [DocumentResolver.Default, PdfEngine.Default]
 }) {}

@@ -69,5 +69,6 @@ export class DocumentText extends Effect.Service<DocumentText>()("docstack/Docum
         return new PagesContainingText({ uuid: new DocumentIdRef({ id: doc.id }), searchText: options.searchText, pageList: results.map((r) => r.page) })
       })
     }
-  })
+  }),
+  dependencies: [DocumentResolver.Default, DerivedCache.Default, PdfEngine.Default]
 }) {}

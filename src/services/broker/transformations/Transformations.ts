@@ -276,5 +276,6 @@ export class Transformations extends Effect.Service<Transformations>()("docstack
 
       removeAll: orders.removeAll("transformation")
     }
-  })
+  }),
+  dependencies: [DocumentResolver.Default, DocumentFiles.Default, DocumentRegistration.Default, DocumentOutline.Default, Annotations.Default, Orders.Default, PdfEngine.Default]
 }) {}
