@@ -8,8 +8,10 @@ import { readFile } from "node:fs/promises"
 import * as path from "node:path"
 import { SignatureInfo, Signatures } from "../../../schemas/broker/Content.ts"
 import { attempt, workerSettings } from "../engine/WorkerDocuments.ts"
+import { certificatesFromPem } from "./Certificates.ts"
+import type { TrustStore } from "./CertificateTrust.ts"
 import type { VerifySignatures } from "./SignatureRequests.ts"
-import { certificatesFromPem, type TrustStore, verifySignatures } from "./SignatureVerification.ts"
+import { verifySignatures } from "./SignatureVerification.ts"
 
 const settings = workerSettings<{ readonly trustStore: ReadonlyArray<string> }>("signatures", { trustStore: [] })
 
