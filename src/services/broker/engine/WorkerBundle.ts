@@ -5,7 +5,7 @@
  * the same code bundled holds about 100 MB. Built every start, so it can never be stale.
  */
 import { build, stop } from "esbuild"
-import { mkdirSync } from "node:fs"
+import { mkdirSync, readdirSync, rmSync } from "node:fs"
 import { createRequire } from "node:module"
 import * as path from "node:path"
 import { fileURLToPath } from "node:url"
@@ -13,12 +13,31 @@ import { fileURLToPath } from "node:url"
 /** Packages with native parts or their own data files stay outside the bundle and load from node_modules. */
 const EXTERNAL = ["sharp", "@napi-rs/canvas", "pdfjs-dist", "pdf-lib"]
 
+/** Whether a process with this ID runs (signal 0 only asks). */
+const isRunning = (pid: number) => {
+  try {
+    process.kill(pid, 0)
+    return true
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === "EPERM"
+  }
+}
+
+/** Bundles left by brokers that were killed before they could remove theirs (about 4 MB each). */
+const removeStaleBundles = (outDir: string) => {
+  for (const name of readdirSync(outDir)) {
+    const pid = /^pdf-worker-(\d+)\.mjs$/.exec(name)?.[1]
+    if (pid !== undefined && Number(pid) !== process.pid && !isRunning(Number(pid))) rmSync(path.join(outDir, name), { force: true })
+  }
+}
+
 /** Builds the bundle of `entry` into a file of this process's own (several brokers may share node_modules). */
 export const buildWorkerBundle = async (entry: URL): Promise<string> => {
   // Inside node_modules, so the bundle's imports of the external packages resolve as usual.
   const nodeModules = path.join(path.dirname(createRequire(import.meta.url).resolve("esbuild/package.json")), "..")
   const outDir = path.join(nodeModules, ".cache", "docstack")
   mkdirSync(outDir, { recursive: true })
+  removeStaleBundles(outDir)
   const outfile = path.join(outDir, `pdf-worker-${process.pid}.mjs`)
   await build({
     entryPoints: [fileURLToPath(entry)],
