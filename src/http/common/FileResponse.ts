@@ -2,13 +2,14 @@
  * Files over HTTP: whole files with their type and name, and single byte ranges (206/416).
  */
 import { HttpServerResponse } from "@effect/platform"
+import { create as createContentDisposition } from "content-disposition"
 import { Effect } from "effect"
 import { InvalidRequest, RangeNotSatisfiable } from "../../schemas/broker/Document.ts"
 import type { ByteRange } from "../../services/common/BlobStore.ts"
 import type { FileContent } from "../../services/broker/documents/DocumentFiles.ts"
 
-const disposition = (kind: "inline" | "attachment", fileName: string) =>
-  `${kind}; filename="${fileName.replace(/[^\x20-\x7e]|["\\]/g, "_")}"; filename*=UTF-8''${encodeURIComponent(fileName)}`
+/** `filename` in ASCII, and `filename*` (RFC 8187) as well when the name is not ASCII. */
+const disposition = (kind: "inline" | "attachment", fileName: string) => createContentDisposition(fileName, { type: kind })
 
 export const fileResponse = (content: FileContent, kind: "inline" | "attachment" = "attachment") =>
   HttpServerResponse.stream(content.read(), {

@@ -177,6 +177,7 @@ JVBERi0xLjQK
             "Subject: Inner subject",
             "",
             "Inner body text",
+            "",
             "- one",
             "- two",
             "",
@@ -228,7 +229,7 @@ ${unshown.toString("base64")}
 `)
         const { parts, page } = yield* expand(file, "eml")
         expect(listing(parts)).toEqual([[0, "Inline", "text/html", parts[0]!.size], [1, "other.gif", "image/gif", unshown.length]])
-        expect(page).toContain(`<img src="data:image/png;base64,${shown.toString("base64")}" alt="logo">`)
+        expect(page).toContain(`<img src="data:image/png;base64,${shown.toString("base64")}" alt="logo" />`)
         expect(page).not.toContain("cid:")
       }))
 
@@ -264,7 +265,53 @@ Content-Type: text/html; charset=utf-8
         expect(page).toContain("cell")
         expect(page).toContain(`<a href="https://example.com/page">web link</a>`)
         expect(page).toContain("p { color: red }")
-        expect(page).toContain(`<img src="data:image/png;base64,iVBORw0KGgo=">`)
+        expect(page).toContain(`<img src="data:image/png;base64,iVBORw0KGgo=" />`)
+      }))
+
+    it.effect("CSS cannot close its <style> through an escape, and a commented-out style sheet still applies", () =>
+      Effect.gen(function*() {
+        const file = write("style-escape.eml", `From: x@example.com
+To: y@example.com
+Subject: Styles
+MIME-Version: 1.0
+Content-Type: text/html; charset=utf-8
+
+<html><head><style><!-- p { color: blue } --></style></head><body>
+<style>.a { content: "\\3c/style\\3e\\3cimg src=http://evil.example/x.png\\3e" }</style><p class="a">text</p></body></html>
+`)
+        const { page } = yield* expand(file, "eml")
+        // The would-be markup stays text inside the second style sheet: only the two sheets' own end tags end a sheet.
+        expect(page).toContain(`content: "<\\/style><img src=http://evil.example/x.png>"`)
+        expect(page.match(/<\/style>/g)).toHaveLength(2)
+        expect(page).toContain("<!-- p { color: blue } -->")
+        expect(page).toContain(`<p class="a">text</p>`)
+      }))
+
+    it.effect("an image referenced by cid: from an element that is dropped stays listed as an attachment", () =>
+      Effect.gen(function*() {
+        const image = randomBytes(32)
+        const file = write("dropped-cid.eml", `From: a@example.com
+To: b@example.com
+Subject: Dropped
+MIME-Version: 1.0
+Content-Type: multipart/related; boundary="rel"
+
+--rel
+Content-Type: text/html; charset=utf-8
+
+<p>Text</p><svg><image href="cid:pic@example"/></svg><input type="image" src="cid:pic@example">
+--rel
+Content-Type: image/png
+Content-ID: <pic@example>
+Content-Disposition: inline; filename="pic.png"
+Content-Transfer-Encoding: base64
+
+${image.toString("base64")}
+--rel--
+`)
+        const { parts, page } = yield* expand(file, "eml")
+        expect(listing(parts)).toEqual([[0, "Dropped", "text/html", parts[0]!.size], [1, "pic.png", "image/png", image.length]])
+        expect(page).not.toContain("data:image/png")
       }))
 
     it.effect("a message without a subject is titled (no subject)", () =>

@@ -10,7 +10,7 @@ import { randomBytes } from "node:crypto"
 import { copyFileSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import * as path from "node:path"
-import { decodeText, toUtf8Html } from "../../../src/services/broker/conversion/TextEncoding.ts"
+import { decodeAs, decodeText, toUtf8Html } from "../../../src/services/broker/conversion/TextEncoding.ts"
 import { type DetectedFormat, detectFile } from "../../../src/services/broker/conversion/FormatDetector.ts"
 import { CORPUS } from "../../support/backends.ts"
 
@@ -218,6 +218,43 @@ describe("detectFile on the edges", () => {
       xls.writeUInt16LE(0x002f, bof + 4 + xls.readUInt16LE(bof + 2))
       expect(yield* detect(write("locked.xls", xls), null)).toEqual({ format: "xls", mimeType: "application/vnd.ms-excel", kind: "protected" })
     }))
+
+  it.effect("a compound file whose sector chains loop is still answered, from the few sectors it needs", () =>
+    Effect.gen(function*() {
+      // Header, then sector 0 the FAT, 1 the directory, 2 and 3 a stream: the directory's chain
+      // loops on itself and the stream's chain runs 3 → 2 → 3 (a reader that follows chains
+      // without a loop check never returns).
+      const file = Buffer.alloc(512 * 5)
+      Buffer.from("d0cf11e0a1b11ae1", "hex").copy(file)
+      file.writeUInt16LE(3, 0x1a) // major version
+      file.writeUInt16LE(0xfffe, 0x1c)
+      file.writeUInt16LE(9, 0x1e) // 512-byte sectors
+      file.writeUInt16LE(6, 0x20)
+      file.writeUInt32LE(1, 0x2c) // one FAT sector...
+      file.writeUInt32LE(1, 0x30) // ...and the directory at sector 1
+      file.writeUInt32LE(4096, 0x38)
+      file.writeInt32LE(-2, 0x3c)
+      file.writeInt32LE(-2, 0x44)
+      file.fill(0xff, 0x4c, 512)
+      file.writeUInt32LE(0, 0x4c) // the FAT is sector 0
+      const fat = [-3, 1, 3, 2]
+      file.fill(0xff, 512, 1024)
+      fat.forEach((next, i) => file.writeInt32LE(next, 512 + 4 * i))
+      const entry = (index: number, name: string, type: number, child: number, start: number, size: number) => {
+        const at = 1024 + 128 * index
+        file.write(name, at, "utf16le")
+        file.writeUInt16LE(2 * (name.length + 1), at + 0x40)
+        file[at + 0x42] = type
+        file.writeInt32LE(-1, at + 0x44)
+        file.writeInt32LE(-1, at + 0x48)
+        file.writeInt32LE(child, at + 0x4c)
+        file.writeInt32LE(start, at + 0x74)
+        file.writeUInt32LE(size, at + 0x78)
+      }
+      entry(0, "Root Entry", 5, 1, -2, 0)
+      entry(1, "WordDocument", 2, -1, 3, 8192)
+      expect(yield* detect(write("looping.doc", file), null)).toEqual({ format: "doc", mimeType: "application/msword", kind: "office" })
+    }))
 })
 
 /** The first 512-byte sector of a compound file (after its header) whose start passes `test`. */
@@ -244,6 +281,16 @@ describe("text decoding", () => {
     expect(decodeText(Buffer.from([0x00, 0x00, 0xfe, 0xff, 0x00, 0x01, 0xf6, 0x00]))).toEqual({ text: "😀", encoding: "utf-32be" })
     expect(decodeText(Buffer.from("Grüße 東京", "utf8"))).toEqual({ text: "Grüße 東京", encoding: "utf-8" })
     expect(decodeText(Buffer.from([0x63, 0x61, 0x66, 0xe9, 0x20, 0x80]))).toEqual({ text: "café €", encoding: "windows-1252" })
+  })
+
+  it("windows-1252 bytes 0x80–0x9F are its characters (WHATWG), not the C1 controls of Latin-1", () => {
+    const high = Uint8Array.from({ length: 32 }, (_, i) => 0x80 + i)
+    // The five bytes windows-1252 leaves undefined stay C1 controls, so that looksLikeText can refuse them.
+    expect(decodeAs(high, "windows-1252")).toBe(
+      "\u20AC\u0081\u201A\u0192\u201E\u2026\u2020\u2021\u02C6\u2030\u0160\u2039\u0152\u008D\u017D\u008F" +
+        "\u0090\u2018\u2019\u201C\u201D\u2022\u2013\u2014\u02DC\u2122\u0161\u203A\u0153\u009D\u017E\u0178"
+    )
+    expect(decodeAs(Buffer.from([0x93, 0x71, 0x94]), "latin1")).toBe("\u201Cq\u201D")
   })
 
   it("toUtf8Html: a UTF-16 page that claims utf-8 becomes UTF-8 that says so", () => {

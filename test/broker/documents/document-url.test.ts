@@ -27,6 +27,13 @@ beforeAll(async () => {
       res.writeHead(200, { "content-type": "application/pdf" }).end(pdf)
     } else if (req.url === "/download?id=7") {
       res.writeHead(200, { "content-type": "application/octet-stream", "content-disposition": "attachment; filename*=UTF-8''Quarterly%20r%C3%A9sum%C3%A9.pdf" }).end(pdf)
+    } else if (req.url === "/quoted") {
+      res.writeHead(200, { "content-type": "application/pdf", "content-disposition": `attachment; filename="Annual; \\"final\\".pdf"` }).end(pdf)
+    } else if (req.url === "/broken-name") {
+      // filename* whose escapes are not UTF-8: the plain filename is the fallback.
+      res.writeHead(200, { "content-type": "application/pdf", "content-disposition": `attachment; filename*=UTF-8''%E0%A4%A.pdf; filename="fallback.pdf"` }).end(pdf)
+    } else if (req.url === "/files/caf%E9.pdf") {
+      res.writeHead(200, { "content-type": "application/pdf" }).end(pdf)
     } else if (req.url === "/moved") {
       res.writeHead(302, { location: "/files/report.pdf" }).end()
     } else {
@@ -84,6 +91,13 @@ describe("documentUrl", () => {
 
         const named = yield* fromUrl(base, `${origin}/download?id=7`)
         expect((yield* call(`${base}/documents/${named.json.id}`)).json.documentTitle).toBe("Quarterly résumé.pdf")
+        const quoted = yield* fromUrl(base, `${origin}/quoted`)
+        expect((yield* call(`${base}/documents/${quoted.json.id}`)).json.documentTitle).toBe(`Annual; "final".pdf`)
+        const broken = yield* fromUrl(base, `${origin}/broken-name`)
+        expect((yield* call(`${base}/documents/${broken.json.id}`)).json.documentTitle).toBe("fallback.pdf")
+        // A path segment whose escapes are not UTF-8 is the title as written.
+        const latin1 = yield* fromUrl(base, `${origin}/files/caf%E9.pdf`)
+        expect((yield* call(`${base}/documents/${latin1.json.id}`)).json.documentTitle).toBe("caf%E9.pdf")
         const titled = yield* fromUrl(base, `${origin}/download?id=7`, "&documentTitle=Mine")
         expect((yield* call(`${base}/documents/${titled.json.id}`)).json.documentTitle).toBe("Mine")
 

@@ -6,7 +6,7 @@
 import { Data, Effect, Option, Schema } from "effect"
 import { BlobStore } from "../../common/BlobStore.ts"
 import { type EmailRejected, expandEmail } from "./Email.ts"
-import { PartEntry } from "./Parts.ts"
+import { fileEntries, PartEntry } from "./Parts.ts"
 import { type ArchiveRejected, expandZip } from "./Zip.ts"
 import { DocumentRegistry } from "../registry/DocumentRegistry.ts"
 import { type DetectedFormat, detectFile } from "../conversion/FormatDetector.ts"
@@ -34,22 +34,6 @@ export class Expansion extends Schema.Class<Expansion>("Expansion")({
 const ATTACHED_EMAIL: DetectedFormat = { format: "text", mimeType: "text/plain", kind: "office" }
 
 export const isComposite = (detected: DetectedFormat | undefined) => detected?.kind === "email" || detected?.kind === "zip"
-
-/** Every file entry of a tree, folders included in the walk. */
-export const fileEntries = (parts: ReadonlyArray<PartEntry>): ReadonlyArray<Extract<PartEntry, { kind: "file" }>> =>
-  parts.flatMap((part) => (part.kind === "file" ? [part] : fileEntries(part.children)))
-
-/** The entry with this index, at any folder depth (indices run over the whole composite). */
-export const findEntry = (parts: ReadonlyArray<PartEntry>, index: number): PartEntry | undefined => {
-  for (const part of parts) {
-    if (part.index === index) return part
-    if (part.kind === "folder") {
-      const found = findEntry(part.children, index)
-      if (found) return found
-    }
-  }
-  return undefined
-}
 
 export class Containers extends Effect.Service<Containers>()("docstack/Containers", {
   effect: Effect.gen(function*() {

@@ -3,10 +3,10 @@
  *
  * Part 0 is the message itself as one complete UTF-8 HTML page: a header block (From, To, Cc, Date,
  * Subject), then the HTML body, or the text body in a `<pre>`, or for .msg the HTML carried in its
- * compressed RTF when that is all there is. The page is made safe to hand to a converter: no
- * scripts, event handlers, frames or objects, and no reference that would make it fetch anything
- * (remote or local images, stylesheets, `@import`, `url(...)`); images the body references by
- * `cid:` are embedded as `data:` URIs.
+ * compressed RTF when that is all there is. The page is made safe to hand to a converter (by
+ * sanitize-html, to an allowlist of elements and attributes): no scripts, event handlers, frames or
+ * objects, and no reference that would make it fetch anything (remote or local images, stylesheets,
+ * `@import`, `url(...)`); images the body references by `cid:` are embedded as `data:` URIs.
  *
  * Attachments follow from 1 in message order, each stored as it came, titled by its file name,
  * typed as declared. Choice: an attachment the HTML body shows inline (referenced by `cid:`) is
@@ -18,12 +18,12 @@
 import { HttpApiSchema } from "@effect/platform"
 import msgreaderModule, { type FieldsData } from "@kenjiuno/msgreader"
 import { decompressRTF } from "@kenjiuno/decompressrtf"
-import { type AnyNode, type Element, isComment, isDirective, isTag, isText } from "domhandler"
 import { Effect, Schema } from "effect"
-import { DomUtils, parseDocument } from "htmlparser2"
+import { convert as htmlToText, type HtmlToTextOptions } from "html-to-text"
 import { readFile } from "node:fs/promises"
 import PostalMime, { type Address, type Email as PostalEmail } from "postal-mime"
 import { deEncapsulateSync } from "rtf-stream-parser"
+import sanitizeHtml from "sanitize-html"
 import type { BlobStore } from "../../common/BlobStore.ts"
 import { bomOf, codepageEncoding, decodeAs, decodeHtml, UTF8_META } from "../conversion/TextEncoding.ts"
 import { makePartStore, type PartEntry } from "./Parts.ts"
@@ -239,20 +239,38 @@ const parseMsg = (bytes: Uint8Array): Message => {
 const escapeHtml = (text: string) =>
   text.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(/"/g, "&quot;").replace(/'/g, "&#39;")
 
-/** Elements dropped with everything inside them. */
-const DROPPED_ELEMENTS = new Set([
-  "script", "noscript", "iframe", "frame", "frameset", "object", "embed", "applet", "param", "link", "base", "meta", "title",
-  "template", "svg", "math", "audio", "video", "source", "track", "portal", "fencedframe", "xml"
-])
+/** Elements kept (the defaults of sanitize-html and the presentational ones mail still uses); others lose their tags. */
+const ALLOWED_TAGS = [...sanitizeHtml.defaults.allowedTags, "img", "style", "font", "center", "big", "tt", "strike", "del", "ins", "nobr"]
+const ALLOWED = new Set(ALLOWED_TAGS)
 
-/** Attributes that make a reader fetch something, whatever the element. */
-const URL_ATTRIBUTES = new Set([
-  "src", "href", "background", "srcset", "lowsrc", "dynsrc", "poster", "action", "formaction", "data", "codebase", "cite",
-  "longdesc", "usemap", "xlink:href", "ping", "manifest", "profile", "archive", "classid", "icon", "srcdoc", "imagesrcset"
-])
+/** Elements dropped with everything inside them, not only their tags. */
+const DROPPED_WITH_CONTENT = [
+  "script", "noscript", "textarea", "option", "xmp", "title", "template", "iframe", "frame", "frameset", "noframes",
+  "noembed", "object", "embed", "applet", "svg", "math", "audio", "video", "xml"
+]
+
+/** The attributes mail lays itself out with; of these only `href`, `src` and `background` reference anything (vetted below). */
+const ALLOWED_ATTRIBUTES: Record<string, Array<string>> = {
+  "*": ["style", "class", "id", "title", "lang", "dir", "align", "valign", "width", "height", "bgcolor", "background", "color", "border", "nowrap"],
+  a: ["href", "name"],
+  img: ["src", "alt", "hspace", "vspace"],
+  font: ["face", "size"],
+  table: ["cellpadding", "cellspacing"],
+  td: ["colspan", "rowspan"],
+  th: ["colspan", "rowspan", "scope"],
+  col: ["span"],
+  colgroup: ["span"],
+  ol: ["start", "type", "reversed"],
+  ul: ["type"],
+  li: ["value", "type"],
+  hr: ["size", "noshade"]
+}
 
 /** Images a data: URI may carry: raster formats only (an SVG image may reference other files). */
 const INLINE_IMAGE = /^data:image\/(png|jpe?g|gif|webp|bmp|tiff?|x-icon|vnd\.microsoft\.icon);/i
+
+/** Links a person may follow by clicking them in the PDF: web, mail and phone, and places in the page. */
+const LINK = /^(https?:|mailto:|tel:|#)/
 
 // Remove what a converter could read as a character sequence but a naive filter would not: escapes, comments, control characters.
 const scheme = (value: string) => value.replace(/[\u0000-\u0020\u007f]+/g, "").toLowerCase()
@@ -260,8 +278,11 @@ const scheme = (value: string) => value.replace(/[\u0000-\u0020\u007f]+/g, "").t
 const fromCodePointSafe = (codePoint: number) =>
   codePoint === 0 || codePoint > 0x10ffff || (codePoint >= 0xd800 && codePoint <= 0xdfff) ? "\uFFFD" : String.fromCodePoint(codePoint)
 
-/** CSS without @import, remote or local `url(...)`, `image-set(...)` or script hooks; `data:` images stay. */
-export const scrubCss = (css: string): string =>
+/**
+ * CSS without @import, remote or local `url(...)`, `image-set(...)` or script hooks; `data:` images
+ * stay. sanitize-html only filters CSS by an allowlist of properties, and not in `<style>` at all.
+ */
+const scrubCss = (css: string): string =>
   css
     // Undo escapes first, so that `\75 rl(` or `@\69mport` cannot hide from the rules below.
     .replace(/\\([0-9a-fA-F]{1,6})[ \t\n\r\f]?|\\([^\n\r\f0-9a-fA-F])/g, (_, hex: string | undefined, char: string | undefined) =>
@@ -275,6 +296,9 @@ export const scrubCss = (css: string): string =>
     .replace(/expression\s*\(/gi, "blocked-expression(")
     .replace(/(behavior|-moz-binding)\s*:/gi, "blocked-$1:")
 
+/** A `<style>` element of the page; `</` escaped, as the unescaping above may have made a `</style>` of `\3c/style\3e`. */
+const styleElement = (css: string) => `<style>${scrubCss(css).replace(/<\//g, "<\\/")}</style>`
+
 interface SanitizeContext {
   /** data: URIs of the message's images by normalized Content-ID. */
   readonly images: ReadonlyMap<string, string>
@@ -282,75 +306,58 @@ interface SanitizeContext {
   readonly used: Set<string>
 }
 
-const sanitizeAttributes = (element: Element, context: SanitizeContext) => {
-  for (const [key, rawValue] of Object.entries(element.attribs)) {
-    const name = key.toLowerCase()
-    if (name.startsWith("on") || name === "srcdoc" || name === "formaction" || name === "http-equiv") {
-      delete element.attribs[key]
-      continue
-    }
-    if (name === "style") {
-      element.attribs[key] = scrubCss(rawValue)
-      continue
-    }
-    if (!URL_ATTRIBUTES.has(name)) continue
-    const value = scheme(rawValue)
-    if (name === "href" && (element.name === "a" || element.name === "area")) {
-      // A link is followed only by a person clicking it in the PDF: web and mail links stay.
-      if (/^(https?:|mailto:|tel:|#)/.test(value)) continue
-      delete element.attribs[key]
-      continue
-    }
-    if ((name === "src" || name === "background") && value.startsWith("cid:")) {
-      const cid = normalizeCid(rawValue.trim().slice(4))
-      const image = context.images.get(cid)
-      if (image !== undefined) {
-        element.attribs[key] = image
-        context.used.add(cid)
-        continue
-      }
-    }
-    if ((name === "src" || name === "background") && INLINE_IMAGE.test(value)) continue
-    delete element.attribs[key]
+/** What an image reference becomes: the message's own image for `cid:`, a raster `data:` image as is, else nothing. */
+const imageSource = (value: string, context: SanitizeContext): string | undefined => {
+  const cleaned = scheme(value)
+  if (cleaned.startsWith("cid:")) {
+    const cid = normalizeCid(value.trim().slice(4))
+    const image = context.images.get(cid)
+    if (image !== undefined) context.used.add(cid)
+    return image
   }
+  return INLINE_IMAGE.test(cleaned) ? value : undefined
 }
 
-const sanitizeNodes = (nodes: ReadonlyArray<AnyNode>, context: SanitizeContext) => {
-  for (const node of [...nodes]) {
-    if (isComment(node) || isDirective(node)) {
-      DomUtils.removeElement(node)
-    } else if (isTag(node)) {
-      if (DROPPED_ELEMENTS.has(node.name.toLowerCase()) || node.name.includes(":")) {
-        DomUtils.removeElement(node)
-        continue
-      }
-      sanitizeAttributes(node, context)
-      if (node.name === "style") {
-        for (const child of node.children) if (isText(child)) child.data = scrubCss(child.data)
-      } else {
-        sanitizeNodes(node.children, context)
-      }
-    } else if (!isText(node)) {
-      // CDATA and anything else that is not plain text or an element
-      DomUtils.removeElement(node)
-    }
+/**
+ * The attributes of a kept element with every reference vetted and its style scrubbed. sanitize-html
+ * allows relative URLs (which a converter resolves against the file system) and any `data:` type,
+ * so the decision is taken here; its scheme lists below repeat it.
+ */
+const vetAttributes = (context: SanitizeContext): sanitizeHtml.Transformer => (tagName, attribs) => {
+  if (!ALLOWED.has(tagName)) return { tagName, attribs }
+  const vetted: sanitizeHtml.Attributes = {}
+  for (const [name, value] of Object.entries(attribs)) {
+    if (name === "style") vetted[name] = scrubCss(value)
+    else if ((name === "src" && tagName === "img") || name === "background") {
+      const source = imageSource(value, context)
+      if (source !== undefined) vetted[name] = source
+    } else if (name === "href") {
+      if (LINK.test(scheme(value))) vetted[name] = value
+    } else vetted[name] = value
   }
+  return { tagName, attribs: vetted }
 }
-
-const serialize = (nodes: ReadonlyArray<AnyNode>) => DomUtils.getOuterHTML([...nodes], { encodeEntities: "utf8" })
 
 /** The body's styles (for the page's head) and content, made safe. */
 const safeBody = (html: string, context: SanitizeContext): { readonly styles: string; readonly body: string } => {
-  const document = parseDocument(html)
-  sanitizeNodes(document.children, context)
-  const body = DomUtils.findOne((element) => element.name === "body", document.children)
-  const head = DomUtils.findOne((element) => element.name === "head", document.children)
-  const styles = head ? DomUtils.findAll((element) => element.name === "style", head.children) : []
-  if (body) return { styles: serialize(styles), body: serialize(body.children) }
-  // A fragment (the usual body of a mail), possibly wrapped in <html> without <body>.
-  const html_ = DomUtils.findOne((element) => element.name === "html", document.children, false)
-  const content = (html_ ? html_.children : document.children).filter((node) => node !== head)
-  return { styles: serialize(styles), body: serialize(content) }
+  const styles: Array<string> = []
+  const body = sanitizeHtml(html, {
+    allowedTags: ALLOWED_TAGS,
+    // <style> is safe here: its CSS is scrubbed and the element moved to the head (exclusiveFilter).
+    allowVulnerableTags: true,
+    nonTextTags: DROPPED_WITH_CONTENT,
+    allowedAttributes: ALLOWED_ATTRIBUTES,
+    allowedSchemes: ["data"],
+    allowedSchemesByTag: { a: ["http", "https", "mailto", "tel"] },
+    allowProtocolRelative: false,
+    transformTags: { "*": vetAttributes(context) },
+    exclusiveFilter: (frame) => {
+      if (frame.tag !== "style") return false
+      styles.push(styleElement(frame.text))
+      return true
+    }
+  })
+  return { styles: styles.join(""), body }
 }
 
 const imagesOf = (message: Message): ReadonlyMap<string, string> => {
@@ -396,47 +403,20 @@ const messagePage = (message: Message): { readonly html: string; readonly embedd
 // ---------------------------------------------------------------------------------------------
 // An attached email as text
 
-const BLOCK_ELEMENTS = new Set([
-  "address", "article", "aside", "blockquote", "dd", "div", "dl", "dt", "fieldset", "figcaption", "figure", "footer", "form",
-  "h1", "h2", "h3", "h4", "h5", "h6", "header", "hr", "main", "nav", "ol", "p", "pre", "section", "table", "tr", "ul", "li"
-])
-const INVISIBLE_ELEMENTS = new Set(["head", "script", "style", "title", "template", "noscript"])
-
-/** Readable text of an HTML body: blocks on lines of their own, list items marked, white space collapsed. */
-export const htmlToText = (html: string): string => {
-  const out: Array<string> = []
-  // A block starts on a new line; two blocks in a row do not make an empty line (only <br> does).
-  const newline = () => {
-    const last = out.length > 0 ? out[out.length - 1]! : "\n"
-    if (!last.endsWith("\n")) out.push("\n")
-  }
-  const walk = (nodes: ReadonlyArray<AnyNode>, pre: boolean) => {
-    for (const node of nodes) {
-      if (isText(node)) {
-        out.push(pre ? node.data : node.data.replace(/\s+/g, " "))
-      } else if (isTag(node)) {
-        const name = node.name.toLowerCase()
-        if (INVISIBLE_ELEMENTS.has(name)) continue
-        if (name === "br") {
-          out.push("\n")
-          continue
-        }
-        const block = BLOCK_ELEMENTS.has(name)
-        if (block) newline()
-        if (name === "li") out.push("- ")
-        if (name === "td" || name === "th") out.push(" ")
-        walk(node.children, pre || name === "pre")
-        if (block) newline()
-      }
-    }
-  }
-  walk(parseDocument(html).children, false)
-  return out.join("")
-    .split("\n")
-    .map((line) => line.replace(/[ \t]+$/, "").replace(/^ (?=\S)/, ""))
-    .join("\n")
-    .replace(/\n{3,}/g, "\n\n")
-    .trim()
+/** How an HTML body reads as text: lines unwrapped, list items and table cells on lines of their own, no images or link targets. */
+const TEXT_RENDERING: HtmlToTextOptions = {
+  wordwrap: false,
+  // The walk is recursive: deeper nesting than any real message would overflow the stack.
+  limits: { maxDepth: 256 },
+  selectors: [
+    { selector: "a", options: { ignoreHref: true } },
+    { selector: "ul", options: { itemPrefix: "- " } },
+    { selector: "td", format: "block", options: { leadingLineBreaks: 1, trailingLineBreaks: 1 } },
+    ...["img", "head", "title", "template", "noscript"].map((selector) => ({ selector, format: "skip" })),
+    // Headings keep their case: the message said what it said.
+    ...["h1", "h2", "h3", "h4", "h5", "h6"].map((selector) => ({ selector, options: { uppercase: false } })),
+    { selector: "th", format: "block", options: { leadingLineBreaks: 1, trailingLineBreaks: 1, uppercase: false } }
+  ]
 }
 
 /** An attached email as plain text: header lines, a blank line, the body, then its attachments' names. */
@@ -445,7 +425,7 @@ const messageText = (message: Message): string => {
   const body = message.text !== undefined && message.text.trim() !== ""
     ? message.text.replace(/\r\n?/g, "\n").trimEnd()
     : message.html !== undefined
-    ? htmlToText(message.html)
+    ? htmlToText(message.html, TEXT_RENDERING)
     : ""
   const names = message.attachments.map((attachment, i) => attachment.name ?? `attachment-${i + 1}`)
   return [headers.join("\n"), "", body, ...(names.length > 0 ? ["", `Attachments: ${names.join(", ")}`] : [])].join("\n") + "\n"

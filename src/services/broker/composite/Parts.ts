@@ -59,15 +59,15 @@ export const Parts = Schema.Array(PartEntry)
 export const PartsFromJson = Schema.parseJson(Parts)
 
 /** Every file of a tree, in index order, folders walked into. */
-export const partFiles = (parts: ReadonlyArray<PartEntry>): ReadonlyArray<PartFile> =>
-  parts.flatMap((part) => (part.kind === "file" ? [part] : partFiles(part.children)))
+export const fileEntries = (parts: ReadonlyArray<PartEntry>): ReadonlyArray<PartFile> =>
+  parts.flatMap((part) => (part.kind === "file" ? [part] : fileEntries(part.children)))
 
 /** The part with this index, at any folder depth (ZIP indices run over the whole archive). */
-export const findPart = (parts: ReadonlyArray<PartEntry>, index: number): PartEntry | undefined => {
+export const findEntry = (parts: ReadonlyArray<PartEntry>, index: number): PartEntry | undefined => {
   for (const part of parts) {
     if (part.index === index) return part
     if (part.kind === "folder") {
-      const found = findPart(part.children, index)
+      const found = findEntry(part.children, index)
       if (found) return found
     }
   }

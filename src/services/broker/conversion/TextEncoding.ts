@@ -107,6 +107,7 @@ export const sniffEncoding = (bytes: Uint8Array): EncodingGuess => {
   return { encoding: legacyEncoding(bytes) ?? "windows-1252", bomLength: 0 }
 }
 
+/** UTF-32 by hand: the WHATWG Encoding Standard, hence TextDecoder, has no UTF-32 decoder. */
 const decodeUtf32 = (bytes: Uint8Array, littleEndian: boolean): string => {
   const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength)
   const parts: Array<string> = []
@@ -123,23 +124,6 @@ const decodeUtf32 = (bytes: Uint8Array, littleEndian: boolean): string => {
   return parts.join("")
 }
 
-/** windows-1252's characters for 0x80–0x9F (WHATWG; the five bytes it leaves undefined map to C1 controls). */
-const WINDOWS_1252_HIGH = "\u20AC\u0081\u201A\u0192\u201E\u2026\u2020\u2021\u02C6\u2030\u0160\u2039\u0152\u008D\u017D\u008F" +
-  "\u0090\u2018\u2019\u201C\u201D\u2022\u2013\u2014\u02DC\u2122\u0161\u203A\u0153\u009D\u017E\u0178"
-
-/**
- * windows-1252 by table: Node 20's TextDecoder drops bytes 0x80–0x9F in this encoding (its Latin-1
- * fast path) unless asked to stream, so "€" and curly quotes would vanish.
- */
-const decodeWindows1252 = (bytes: Uint8Array): string => {
-  const parts: Array<string> = []
-  for (let start = 0; start < bytes.length; start += 8192) {
-    const codes = Array.from(bytes.subarray(start, start + 8192), (b) => (b >= 0x80 && b < 0xa0 ? WINDOWS_1252_HIGH.charCodeAt(b - 0x80) : b))
-    parts.push(String.fromCharCode(...codes))
-  }
-  return parts.join("")
-}
-
 /**
  * Decodes bytes in a given encoding (any label TextDecoder knows, plus UTF-32), never failing:
  * malformed sequences become U+FFFD. With `partial`, a character cut at the end is dropped.
@@ -151,8 +135,11 @@ export const decodeAs = (bytes: Uint8Array, encoding: string, partial = false): 
   }
   // ignoreBOM: the caller has already skipped the mark; a U+FEFF later on is content.
   const decoder = new TextDecoder(label, { ignoreBOM: true })
-  if (decoder.encoding === "windows-1252") return decodeWindows1252(bytes)
-  return decoder.decode(bytes, { stream: partial })
+  // Node ≥ 20.18.3 decodes windows-1252 through a Latin-1 fast path that leaves 0x80–0x9F as C1
+  // controls ("€" and curly quotes lost; nodejs/node#60888); a streaming call takes ICU's real
+  // table instead, and a single-byte encoding has nothing to hold back at the end.
+  const stream = partial || decoder.encoding === "windows-1252"
+  return decoder.decode(bytes, { stream })
 }
 
 /** The whole text of a file, in the encoding its bytes say (see `sniffEncoding`). */

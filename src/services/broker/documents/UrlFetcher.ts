@@ -6,6 +6,7 @@
  * is set (checked on the address actually connected to, also after redirects, so DNS cannot swap
  * it), and file: URLs or plain paths only inside the directories FILE_URL_ROOTS names.
  */
+import { parse as parseContentDisposition } from "content-disposition"
 import { Config, Data, Duration, Effect, Stream } from "effect"
 import { lookup, type LookupAddress } from "node:dns"
 import { createReadStream } from "node:fs"
@@ -42,12 +43,20 @@ export const isPrivateAddress = (address: string) => {
 
 const headerValue = (value: string | Array<string> | undefined) => (Array.isArray(value) ? value[0] : value) ?? null
 
+/** A percent-encoded path segment as text; as written when its escapes are not UTF-8. */
+const decodeSegment = (segment: string) => {
+  try {
+    return decodeURIComponent(segment)
+  } catch {
+    return segment
+  }
+}
+
+/** The file name the server gives (`filename*` preferred, as RFC 6266 says), else the URL's last path segment. */
 const fileNameFrom = (disposition: string | null, url: URL) => {
-  const encoded = disposition && /filename\*\s*=\s*UTF-8''([^;]+)/i.exec(disposition)
-  if (encoded) return decodeURIComponent(encoded[1]!.trim())
-  const plain = disposition && /filename\s*=\s*"?([^";]+)"?/i.exec(disposition)
-  if (plain) return plain[1]!.trim()
-  const last = decodeURIComponent(url.pathname.split("/").pop() ?? "")
+  const given = disposition === null ? undefined : parseContentDisposition(disposition).parameters.filename?.trim()
+  if (given) return given
+  const last = decodeSegment(url.pathname.split("/").pop() ?? "")
   return last === "" ? undefined : last
 }
 
