@@ -1,7 +1,8 @@
 /**
- * Section "office" of `npm run bench`: the warm LibreOffice pool (OfficeConverter) against a cold
- * `soffice --headless --convert-to pdf` (a new soffice process per conversion, on a profile
- * already initialised by one untimed run: what a user of --convert-to gets), in the same run.
+ * Section "office" of `npm run bench`: the warm LibreOffice pool (OfficeConverter, loaded in this
+ * process from the measured code) against a cold `soffice --headless --convert-to pdf` (a new
+ * soffice process per conversion, on a profile already initialised by one untimed run: what a
+ * user of --convert-to gets), in the same run.
  *
  *  1. one conversion at a time of contains-pictures.docx, 2023-half-year-analyses-by-segment.xlsx
  *     and science-exploration-1p.pptx: warm pool and cold soffice interleaved run by run, median of
@@ -10,23 +11,19 @@
  *     default half the cores), in documents per minute, against the same 8 files converted cold
  *     one after another (a --convert-to user cannot run two on one profile).
  *
- * Writes bench/results/office-<date>.md and .json (a smoke run, BENCH_RUNS below 3, writes to
- * bench/tmp/smoke-results/ instead) and returns the summary printed at the end.
+ * Settings, smoke runs and where the report goes: bench/README.md.
  */
 import { type Layer, ManagedRuntime } from "effect"
-import { execFileSync } from "node:child_process"
 import { copyFileSync, existsSync, mkdirSync, rmSync } from "node:fs"
-import { availableParallelism, cpus, loadavg, totalmem } from "node:os"
+import { loadavg } from "node:os"
 import { join } from "node:path"
 import { pathToFileURL } from "node:url"
 import type * as OfficeModule from "../../src/services/broker/conversion/OfficeConverter.ts"
-import { otherProcessesCores, runTimed, toolVersion } from "./proc.ts"
-import { type SectionOptions, spread, table, writeSectionReport } from "./report.ts"
-import { fmtRatio, median, ms, ratio, type Summary, summarize } from "./stats.ts"
-
-export interface OfficeBenchOptions extends SectionOptions {
-  readonly quietBudgetMs: number
-}
+import { pdfPages, runTimed, toolVersion } from "./lib/proc.ts"
+import { QUIET_CORES, type QuietWait } from "./lib/quiet.ts"
+import { spread, type Target, table, targetsTable, writeSectionReport } from "./lib/report.ts"
+import type { SectionOptions } from "./lib/section.ts"
+import { fmtRatio, median, ms, ratio, type Summary, summarize } from "./lib/stats.ts"
 
 const SINGLE = [
   { file: "contains-pictures.docx", format: "docx", label: "contains-pictures.docx (small docx, 95 kB)" },
@@ -45,9 +42,17 @@ const BATCH = [
   { file: "fake-power-point-table.pptx", format: "pptx" }
 ] as const
 
-const QUIET_CORES = 0.3
+/**
+ * Where the measured code keeps OfficeConverter: in its feature folder since the move to feature
+ * folders (a86d61e), in src/services/convert/ before (a BENCH_REF from before the move).
+ */
+const CONVERTER_PATHS = ["src/services/broker/conversion/OfficeConverter.ts", "src/services/convert/OfficeConverter.ts"]
 
-const pdfPages = (file: string) => Number(/Pages:\s+(\d+)/.exec(execFileSync("pdfinfo", [file], { encoding: "utf8" }))?.[1] ?? 0)
+const converterModule = (codeRoot: string) => {
+  const found = CONVERTER_PATHS.map((path) => join(codeRoot, path)).find((path) => existsSync(path))
+  if (found === undefined) throw new Error(`No OfficeConverter in ${codeRoot} (looked for ${CONVERTER_PATHS.join(" and ")}); a BENCH_REF older than the pool has none`)
+  return pathToFileURL(found).href
+}
 
 export interface OfficeBenchResults {
   readonly machine: Readonly<Record<string, unknown>>
@@ -71,15 +76,16 @@ export interface OfficeBenchResults {
     readonly coldDocsPerMinute: number
     readonly latency: Summary
   }
-  readonly quietWaits: ReadonlyArray<{ readonly before: string; readonly waitedMs: number; readonly otherCores: number }>
-  readonly targets: ReadonlyArray<{ readonly name: string; readonly figure: string; readonly met: boolean }>
+  readonly quietWaits: ReadonlyArray<QuietWait>
+  readonly targets: ReadonlyArray<Target>
 }
 
-export const runOfficeBench = async (options: OfficeBenchOptions) => {
+export const runOfficeBench = async (options: SectionOptions) => {
   const { log, runs } = options
   const started = performance.now()
+  const corpusFile = (name: string) => join(options.corpus, "office", name)
   for (const name of [...SINGLE.map((s) => s.file), ...BATCH.map((b) => b.file)]) {
-    if (!existsSync(join(options.corpus, name))) throw new Error(`Missing corpus file ${join(options.corpus, name)}`)
+    if (!existsSync(corpusFile(name))) throw new Error(`Missing corpus file ${corpusFile(name)}`)
   }
   const dir = join(options.tmp, "office")
   mkdirSync(dir, { recursive: true })
@@ -87,21 +93,14 @@ export const runOfficeBench = async (options: OfficeBenchOptions) => {
   const blobs = new Map<string, string>()
   for (const name of new Set([...SINGLE.map((s) => s.file), ...BATCH.map((b) => b.file)])) {
     const blob = join(dir, `blob-${blobs.size}`)
-    copyFileSync(join(options.corpus, name), blob)
+    copyFileSync(corpusFile(name), blob)
     blobs.set(name, blob)
   }
 
-  let quietBudgetMs = options.quietBudgetMs
-  const quietWaits: Array<{ before: string; waitedMs: number; otherCores: number }> = []
+  const quietWaits: Array<QuietWait> = []
+  // No service tree to leave out: the pool runs in this process.
   const waitForQuiet = async (before: string) => {
-    const t = performance.now()
-    let other = await otherProcessesCores(undefined, 2_000)
-    if (other >= QUIET_CORES && quietBudgetMs > 0) log(`waiting for other processes to calm down before ${before} (${other.toFixed(2)} cores busy)`)
-    while (other >= QUIET_CORES && performance.now() - t < quietBudgetMs) other = await otherProcessesCores(undefined, 2_000)
-    if (other >= QUIET_CORES) log(`quiet-wait budget spent: ${before} runs while other processes keep ${other.toFixed(2)} cores busy`)
-    const waitedMs = performance.now() - t
-    quietBudgetMs = Math.max(0, quietBudgetMs - waitedMs)
-    quietWaits.push({ before, waitedMs, otherCores: other })
+    quietWaits.push(await options.waitForQuiet(before, undefined))
   }
 
   // ---- Cold: one soffice process per conversion, on a profile initialised beforehand ----------
@@ -109,14 +108,14 @@ export const runOfficeBench = async (options: OfficeBenchOptions) => {
   const coldOut = join(dir, "cold-out")
   mkdirSync(coldOut, { recursive: true })
   const cold = (name: string) =>
-    runTimed("soffice", [`-env:UserInstallation=${pathToFileURL(coldProfile).href}`, "--headless", "--convert-to", "pdf", "--outdir", coldOut, join(options.corpus, name)], {
+    runTimed("soffice", [`-env:UserInstallation=${pathToFileURL(coldProfile).href}`, "--headless", "--convert-to", "pdf", "--outdir", coldOut, corpusFile(name)], {
       timeoutMs: 300_000
     })
   log("initialising the profile of the cold soffice (untimed)")
   await cold(BATCH[0].file)
 
   // ---- Warm: the pool of the measured code, configured from the environment as in production --
-  const office = (await import(pathToFileURL(join(options.codeRoot, "src/services/broker/conversion/OfficeConverter.ts")).href)) as typeof OfficeModule
+  const office = (await import(converterModule(options.codeRoot))) as typeof OfficeModule
   const runtime = ManagedRuntime.make(office.OfficeConverter.Default as Layer.Layer<OfficeModule.OfficeConverter>)
   try {
     const poolStarted = performance.now()
@@ -178,9 +177,6 @@ export const runOfficeBench = async (options: OfficeBenchOptions) => {
       machine: {
         ...options.machine,
         soffice: toolVersion("soffice", ["--version"]),
-        nproc: availableParallelism(),
-        cpuModel: cpus()[0]?.model ?? "unknown",
-        totalMemoryMiB: Math.round(totalmem() / 1024 / 1024),
         loadAverageAtEnd: loadavg().map((l) => Math.round(l * 100) / 100)
       },
       settings: { runs, instances, batch: BATCH.length, quietCores: QUIET_CORES },
@@ -226,7 +222,7 @@ export const officeSummaryTable = (r: OfficeBenchResults) =>
 
 export const renderOfficeSummary = (r: OfficeBenchResults) =>
   [`Office conversion benchmark (${r.settings.instances} LibreOffice instance(s), ${r.settings.runs} runs per median)`, "", officeSummaryTable(r), "",
-    table(["Target", "Figure", "Status"], r.targets.map((t) => [t.name, t.figure, t.met ? "met" : "**MISSED**"]))].join("\n")
+    targetsTable(r.targets)].join("\n")
 
 export const renderOfficeMarkdown = (r: OfficeBenchResults, jsonName: string) => {
   const lines: Array<string> = []
@@ -249,7 +245,7 @@ export const renderOfficeMarkdown = (r: OfficeBenchResults, jsonName: string) =>
   lines.push("")
   lines.push(officeSummaryTable(r))
   lines.push("")
-  lines.push(table(["Target", "Figure", "Status"], r.targets.map((t) => [t.name, t.figure, t.met ? "met" : "**MISSED**"])))
+  lines.push(targetsTable(r.targets))
   lines.push("")
   lines.push("## 1. One conversion at a time")
   lines.push("")

@@ -19,25 +19,19 @@
  * included; the LibreOffice pool the broker keeps is idle but counted), sampled every 100 ms during
  * each operation.
  *
- * Writes bench/results/orders-<date>.md and .json (a smoke run, BENCH_RUNS below 3, writes to
- * bench/tmp/smoke-results/ instead).
+ * Settings, smoke runs and where the report goes: bench/README.md.
  */
 import { writeFileSync } from "node:fs"
+import { readFile } from "node:fs/promises"
 import { join } from "node:path"
 import { PDFDocument, rgb, StandardFonts } from "pdf-lib"
-import { readFile } from "node:fs/promises"
-import { startBroker } from "./broker.ts"
-import type { QuietWait } from "./conversions.ts"
-import { getJson, upload } from "./http.ts"
-import { processMemory, runTimed, toolVersion } from "./proc.ts"
-import { type SectionOptions, table, writeSectionReport } from "./report.ts"
-import { fmtRatio, mib, ms, ratio, type Summary, summarize } from "./stats.ts"
-
-export interface OrdersBenchOptions extends SectionOptions {
-  readonly waitForQuiet: (before: string, brokerRoot: number | undefined) => Promise<QuietWait>
-  /** The PDF corpus directory. */
-  readonly pdfCorpus: string
-}
+import { getJson, upload } from "./lib/http.ts"
+import { processMemory, runTimed, toolVersion } from "./lib/proc.ts"
+import type { QuietWait } from "./lib/quiet.ts"
+import { table, writeSectionReport } from "./lib/report.ts"
+import type { MachineFacts, SectionOptions } from "./lib/section.ts"
+import { startBroker } from "./lib/service.ts"
+import { fmtRatio, mib, ms, ratio, type Summary, summarize } from "./lib/stats.ts"
 
 const BOOK = "freeculture.pdf"
 const MANUAL = "pdf2image-memory-error-test-400p.pdf"
@@ -59,7 +53,7 @@ interface Measured {
 }
 
 export interface OrdersBenchResults {
-  readonly machine: Readonly<Record<string, unknown>>
+  readonly machine: MachineFacts
   readonly runs: number
   /** RSS of the broker's server process when it is ready, before any document: what the peaks grow from. */
   readonly readyServerRssKiB: number
@@ -99,10 +93,10 @@ for (var i = 0; i < regions.length; i++) {
 doc.save(scriptArgs[1], "garbage,compress");
 `
 
-export const runOrdersBench = async (options: OrdersBenchOptions): Promise<OrdersBenchResults> => {
+export const runOrdersBench = async (options: SectionOptions): Promise<OrdersBenchResults> => {
   const { log, runs } = options
   const quietWaits: Array<QuietWait> = []
-  const corpus = (name: string) => join(options.pdfCorpus, name)
+  const corpus = (name: string) => join(options.corpus, "pdf", name)
   const broker = await startBroker({ cwd: options.codeRoot, dataDir: join(options.tmp, "data"), logFile: join(options.tmp, "broker.log") })
   try {
     const base = broker.baseUrl

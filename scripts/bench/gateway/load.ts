@@ -5,7 +5,7 @@
  * request as soon as the last is answered (closed loop).
  */
 import { Agent, request } from "node:http"
-import { percentile } from "./stats.ts"
+import { percentile } from "../lib/stats.ts"
 
 export interface Answer {
   readonly status: number

@@ -1,7 +1,7 @@
 /**
  * The fake LLM provider of the tests (test/support/fake-llm.ts) alone in a process, for the
  * gateway benchmark: the load generator, the fake and the gateway then each have their own event
- * loop. Started by scripts/bench/gateway.ts as `node --import tsx fake-llm-server.ts` with an IPC
+ * loop. Started by gateway/fake-llm.ts as `node --import tsx fake-llm-server.ts` with an IPC
  * channel; it sends `{ url }` to its parent once it listens, records no request list (a load run
  * would make it a leak), and exits on SIGTERM or when its parent goes away.
  *
@@ -17,7 +17,7 @@
  * closing at that instant, and the streamed requests sent on them fail (the gateway does not
  * retry a stream); that is a finding of its own, not the overhead this benchmark measures.
  */
-import { type FakeScript, type RecordedRequest, startFakeLlm } from "../../test/support/fake-llm.ts"
+import { type FakeScript, type RecordedRequest, startFakeLlm } from "../../../test/support/fake-llm.ts"
 
 /** The fake's own time on one request, in milliseconds. */
 export interface FakeTiming {

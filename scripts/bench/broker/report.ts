@@ -1,17 +1,12 @@
 /**
- * The benchmark's results: their shape (also the JSON written next to the report), the Markdown
- * report and the summary table printed at the end of a run.
+ * The broker section's results: their shape (also the JSON written next to the report), the
+ * Markdown report and the summary printed at the end of the section.
  */
-import { mkdirSync, writeFileSync } from "node:fs"
-import { basename, join } from "node:path"
-import type { MemorySample, PhaseCpu } from "./proc.ts"
-import { fmtRatio, median, mib, ms, ratio, round, type Summary } from "./stats.ts"
-
-export interface Target {
-  readonly name: string
-  readonly figure: string
-  readonly met: boolean
-}
+import type { MemorySample, PhaseCpu } from "../lib/proc.ts"
+import type { QuietWait } from "../lib/quiet.ts"
+import { cores, otherCoresOverall, phaseTable, spread, type Target, table, targetsTable } from "../lib/report.ts"
+import type { MachineFacts } from "../lib/section.ts"
+import { fmtRatio, median, mib, ms, ratio, type Summary } from "../lib/stats.ts"
 
 export interface FreshUpload {
   readonly label: string
@@ -67,22 +62,8 @@ export interface BrokerMemory {
   readonly lastTree: ReadonlyArray<{ readonly command: string; readonly rssKiB: number }>
 }
 
-export interface BenchResults {
-  readonly machine: {
-    readonly date: string
-    readonly nproc: number
-    readonly cpuModel: string
-    readonly totalMemoryMiB: number
-    readonly node: string
-    readonly mutool: string
-    readonly pdftoppm: string
-    readonly pdftotext: string
-    readonly gitHead: string
-    readonly measuredRef: string | null
-    readonly srcChanges: ReadonlyArray<string>
-    readonly loadAverageAtStart: ReadonlyArray<number>
-    readonly loadAverageAtEnd: ReadonlyArray<number>
-  }
+export interface BrokerBenchResults {
+  readonly machine: MachineFacts & { readonly loadAverageAtEnd: ReadonlyArray<number> }
   readonly settings: {
     readonly runs: number
     readonly concurrency: number
@@ -119,51 +100,13 @@ export interface BenchResults {
   }
   readonly brokers: ReadonlyArray<BrokerMemory>
   readonly targets: ReadonlyArray<Target>
-  /** Waits for the machine's other work to calm down before each measured section. */
-  readonly quietWaits: ReadonlyArray<{ readonly before: string; readonly waitedMs: number; readonly otherCores: number }>
+  /** Waits for the machine's other work to calm down before each measured phase. */
+  readonly quietWaits: ReadonlyArray<QuietWait>
   readonly memoryTimeline: ReadonlyArray<MemorySample>
 }
 
-/** What every bench section is given by scripts/bench.ts. */
-export interface SectionOptions {
-  /** The checkout whose code is measured (the working tree, or a BENCH_REF copy). */
-  readonly codeRoot: string
-  readonly corpus: string
-  readonly tmp: string
-  readonly outDir: string
-  readonly runs: number
-  readonly smoke: boolean
-  readonly machine: Readonly<Record<string, unknown>>
-  readonly log: (message: string) => void
-}
-
-/**
- * Writes a section's results to `<outDir>/<name>-<date>.json` and its report, which links to them,
- * to `<name>-<date>.md`; answers both paths.
- */
-export const writeSectionReport = <R>(outDir: string, name: string, results: R, render: (results: R, jsonName: string) => string) => {
-  const day = new Date().toISOString().slice(0, 10)
-  mkdirSync(outDir, { recursive: true })
-  const jsonPath = join(outDir, `${name}-${day}.json`)
-  const mdPath = join(outDir, `${name}-${day}.md`)
-  writeFileSync(jsonPath, JSON.stringify(results, null, 2) + "\n")
-  writeFileSync(mdPath, render(results, basename(jsonPath)))
-  return { jsonPath, mdPath }
-}
-
-export const table = (header: ReadonlyArray<string>, rows: ReadonlyArray<ReadonlyArray<string>>) =>
-  [
-    `| ${header.join(" | ")} |`,
-    `|${header.map((_, i) => (i === 0 ? "---" : "---:")).join("|")}|`,
-    ...rows.map((row) => `| ${row.join(" | ")} |`)
-  ].join("\n")
-
-export const cores = (value: number) => (Number.isFinite(value) ? `${value.toFixed(2)} cores` : "n/a")
-
-export const spread = (s: Summary) => `${ms(s.median)} (${round(s.min)}–${round(s.max)})`
-
 /** The figures table: the same in the report and on the console. */
-export const summaryTable = (r: BenchResults) => {
+const summaryTable = (r: BrokerBenchResults) => {
   const rows: Array<Array<string>> = []
   for (const p of r.pageImages) {
     rows.push([`${p.label}, 1240 px, fresh render`, ms(p.fresh.median), ms(p.mutool.median), ms(p.pdftoppm.median), fmtRatio(ratio(p.fresh.median, p.mutool.median)), fmtRatio(ratio(p.fresh.median, p.pdftoppm.median))])
@@ -201,46 +144,7 @@ export const summaryTable = (r: BenchResults) => {
   return table(["Measure", "Broker", "mutool", "pdftoppm / pdftotext", "broker/mutool", "broker/poppler"], rows)
 }
 
-/** Cores other processes kept busy on average over the whole run (every broker's phases, weighted by duration). */
-/** Phase records of one broker, as the sections collect them. */
-interface Phases {
-  readonly peakByPhase: Readonly<Record<string, { readonly serverRssKiB: number; readonly treeRssKiB: number }>>
-  readonly cpuByPhase: Readonly<Record<string, PhaseCpu>>
-}
-
-/**
- * A broker's phases: peak sampled RSS and the cores kept busy by the broker, by the benchmark with
- * its reference tools, and by other processes. Phases that only close the one before them (`closes`,
- * under a second) carry no figures of their own and are left out.
- */
-export const phaseTable = (broker: Phases, closes: (phase: string) => boolean) => {
-  const phases = [...new Set([...Object.keys(broker.peakByPhase), ...Object.keys(broker.cpuByPhase)])]
-    .filter((phase) => !(closes(phase) && (broker.cpuByPhase[phase]?.seconds ?? 0) < 1))
-  return table(
-    ["Phase", "Duration", "Peak RSS server", "Peak RSS tree", "Broker CPU", "Bench + tools CPU", "Other processes CPU"],
-    phases.map((phase) => {
-      const p = broker.peakByPhase[phase]
-      const c = broker.cpuByPhase[phase]
-      // CPU shares over a fraction of a second are mostly clock-tick rounding.
-      const cpu = c && c.seconds >= 1 ? c : undefined
-      return [phase, c ? `${round(c.seconds)} s` : "", p ? mib(p.serverRssKiB) : "", p ? mib(p.treeRssKiB) : "", cpu ? cores(cpu.brokerCores) : "–", cpu ? cores(cpu.benchCores) : "–", cpu ? cores(cpu.otherCores) : "–"]
-    })
-  )
-}
-
-export const otherCoresOverall = (r: { readonly brokers: ReadonlyArray<{ readonly cpuByPhase: Readonly<Record<string, { readonly seconds: number; readonly otherCores: number }>> }> }) => {
-  let seconds = 0
-  let coreSeconds = 0
-  for (const b of r.brokers) {
-    for (const c of Object.values(b.cpuByPhase)) {
-      seconds += c.seconds
-      coreSeconds += c.otherCores * c.seconds
-    }
-  }
-  return seconds > 0 ? coreSeconds / seconds : Number.NaN
-}
-
-const noiseNote = (r: BenchResults) => {
+const noiseNote = (r: BrokerBenchResults) => {
   const other = otherCoresOverall(r)
   const waited = r.quietWaits.reduce((sum, w) => sum + w.waitedMs, 0)
   const loud = r.quietWaits.filter((w) => w.otherCores >= r.settings.quietCores)
@@ -249,22 +153,19 @@ const noiseNote = (r: BenchResults) => {
     (loud.length ? `; budget spent, so these started with the machine busy: ${loud.map((w) => `${w.before} (${w.otherCores.toFixed(2)} cores)`).join(", ")})` : "; every section started on a quiet machine)") + "."
 }
 
-export const targetsTable = (r: BenchResults) =>
-  table(["Target", "Figure", "Status"], r.targets.map((t) => [t.name, t.figure, t.met ? "met" : "**MISSED**"]))
-
-export const renderSummary = (r: BenchResults) =>
+export const renderBrokerSummary = (r: BrokerBenchResults) =>
   [
     `Broker benchmark ${r.machine.date} (${r.machine.nproc} cores, node ${r.machine.node}; code: ${r.machine.measuredRef ?? `working tree at ${r.machine.gitHead}${r.machine.srcChanges.length ? ` + ${r.machine.srcChanges.length} uncommitted src/ change(s)` : ""}`})`,
     "",
-    summaryTable(r), "", targetsTable(r), "", noiseNote(r)].join("\n")
+    summaryTable(r), "", targetsTable(r.targets), "", noiseNote(r)].join("\n")
 
-export const renderMarkdown = (r: BenchResults, jsonName: string) => {
+export const renderBrokerMarkdown = (r: BrokerBenchResults, jsonName: string) => {
   const m = r.machine
   const t = r.throughput
   const lines: Array<string> = []
   lines.push(`# Broker benchmark, ${m.date.slice(0, 10)}`)
   lines.push("")
-  lines.push(`Generated by \`npm run bench\` (scripts/bench.ts) at ${m.date}; raw figures in [${jsonName}](${jsonName}). Whole run: ${r.durationSeconds} s.`)
+  lines.push(`Generated by \`npm run bench -- broker\` (scripts/bench/broker.ts) at ${m.date}; raw figures in [${jsonName}](${jsonName}). Whole run: ${r.durationSeconds} s.`)
   lines.push("")
   lines.push("## Machine")
   lines.push("")
@@ -297,7 +198,7 @@ export const renderMarkdown = (r: BenchResults, jsonName: string) => {
   lines.push("")
   lines.push("## Targets")
   lines.push("")
-  lines.push(targetsTable(r))
+  lines.push(targetsTable(r.targets))
   lines.push("")
 
   lines.push("## 1. Fresh upload of the 400-page file")

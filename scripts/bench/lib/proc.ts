@@ -2,7 +2,7 @@
  * Child processes for the benchmark: timing a reference tool as a whole process, and reading
  * memory and CPU of a process tree from /proc (Linux only).
  */
-import { spawn, spawnSync } from "node:child_process"
+import { execFileSync, spawn, spawnSync } from "node:child_process"
 import { existsSync, readFileSync, readdirSync } from "node:fs"
 
 export interface TimedRun {
@@ -48,6 +48,9 @@ export const runTimed = (command: string, args: ReadonlyArray<string>, options: 
       resolve(cpuLine ? { ms: elapsed, cpuMs: (Number(cpuLine[1]) + Number(cpuLine[2])) * 1000, maxRssKiB: Number(cpuLine[3]) } : { ms: elapsed })
     })
   })
+
+/** Pages of a PDF file, as pdfinfo counts them (0 when it finds none). */
+export const pdfPages = (file: string) => Number(/Pages:\s+(\d+)/.exec(execFileSync("pdfinfo", [file], { encoding: "utf8" }))?.[1] ?? 0)
 
 /** First line of a tool's version output (mutool and pdftoppm print it on stderr). */
 export const toolVersion = (command: string, args: ReadonlyArray<string>) => {
@@ -134,7 +137,8 @@ const benchCpuMs = () => {
   return ((Number(fields[11]) + Number(fields[12]) + Number(fields[13]) + Number(fields[14])) * 1000) / CLOCK_TICKS
 }
 
-const treeCpuMs = (root: number) =>
+/** User + system CPU time of the live processes of a tree, in milliseconds. */
+export const treeCpuMs = (root: number) =>
   processTree(root).reduce((sum, pid) => {
     const cpu = processCpuMs(pid)
     return sum + (Number.isFinite(cpu) ? cpu : 0)
