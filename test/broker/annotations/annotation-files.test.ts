@@ -15,9 +15,10 @@ import { Effect } from "effect"
 import { existsSync, readFileSync } from "node:fs"
 import { createServer } from "node:http"
 import type { AddressInfo } from "node:net"
+import { AnnotationFileInvalid } from "../../../src/services/broker/annotations/AnnotationFileInvalid.ts"
 import { parseFdf, writeFdf } from "../../../src/services/broker/annotations/Fdf.ts"
 import type { PdfAnnotation, PdfColor } from "../../../src/services/broker/annotations/PdfAnnotation.ts"
-import { AnnotationFileInvalid, parseXfdf, writeXfdf } from "../../../src/services/broker/annotations/Xfdf.ts"
+import { parseXfdf, writeXfdf } from "../../../src/services/broker/annotations/Xfdf.ts"
 
 const fixture = (name: string): Uint8Array => readFileSync(new URL(`./fixtures/${name}`, import.meta.url))
 const text = (bytes: Uint8Array) => new TextDecoder().decode(bytes)

@@ -14,7 +14,8 @@ import { degrees, PDFDict, PDFDocument, PDFHexString, PDFName, PDFRef, rgb, Stan
 import sharp from "sharp"
 import { type PageGeometry, pageGeometries, rectToUser, toDisplayed } from "../../../src/services/broker/annotations/PageSpace.ts"
 import type { PdfAnnotation, PdfColor, PdfPoint, PdfRect } from "../../../src/services/broker/annotations/PdfAnnotation.ts"
-import { readAnnotations, writeAnnotations } from "../../../src/services/broker/annotations/PdfAnnotations.ts"
+import { readAnnotations } from "../../../src/services/broker/annotations/PdfAnnotationReader.ts"
+import { writeAnnotations } from "../../../src/services/broker/annotations/PdfAnnotations.ts"
 import { CORPUS } from "../../support/backends.ts"
 
 const PDF = path.join(CORPUS, "pdf")

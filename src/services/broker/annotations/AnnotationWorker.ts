@@ -5,7 +5,7 @@ import type { WorkerRunner } from "@effect/platform"
 import { attempt, loadWithPdfLib } from "../engine/WorkerDocuments.ts"
 import { AnnotationBasis, type ReadAnnotations } from "./AnnotationRequests.ts"
 import { pageGeometries } from "./PageSpace.ts"
-import { readAnnotations } from "./PdfAnnotations.ts"
+import { readAnnotations } from "./PdfAnnotationReader.ts"
 
 export const annotationHandlers: WorkerRunner.SerializedRunner.Handlers<ReadAnnotations> = {
   ReadAnnotations: (req) =>

@@ -2,7 +2,8 @@
  * Appearance streams for the annotation model: the content of the form XObject that shows one
  * annotation, so that every viewer (and a flattened copy) draws it the same way instead of
  * synthesising its own. Pure: it returns content-stream text plus what the form's resources need;
- * PdfAnnotations.ts turns that into PDF objects.
+ * PdfAnnotations.ts turns that into PDF objects. The paths and frames it draws with are in
+ * AppearanceGeometry.ts, the fitting of text to a font and a width in AppearanceText.ts.
  *
  * Every form has /BBox = the annotation's /Rect and the identity /Matrix, so the content is written
  * in user space and a viewer maps it onto the page unchanged (PDF 32000-1, 12.5.5, algorithm 8.1);
@@ -11,17 +12,9 @@
  * drawn in a frame turned against the page's /Rotate, because a viewer turns the annotation's
  * appearance with the page.
  */
-import { clamp01, normaliseRect, normaliseRotation, type PdfAnnotation, type PdfColor, type PdfPoint, type PdfRect } from "./PdfAnnotation.ts"
-import { apply, type Matrix } from "../engine/Matrix.ts"
-
-/** What the appearances need from a font (pdf-lib's PDFFont has all of it). */
-export interface AppearanceFont {
-  /** The Unicode code points the font's encoding can show. */
-  getCharacterSet(): ReadonlyArray<number>
-  widthOfTextAtSize(text: string, size: number): number
-  /** The text as a hex string operand (`<…>`); only called with characters of the character set. */
-  encodeText(text: string): { toString(): string }
-}
+import { cm, ellipse, num, polyline, quadFrame, quadsOf, roundedBox, uprightFrame } from "./AppearanceGeometry.ts"
+import { type AppearanceFont, encodable, wrapText } from "./AppearanceText.ts"
+import { clamp01, normaliseRect, type PdfAnnotation, type PdfColor, type PdfPoint, type PdfRect } from "./PdfAnnotation.ts"
 
 export type AppearanceFontKind = "regular" | "bold"
 
@@ -53,12 +46,7 @@ export interface AppearanceContext {
 }
 
 // ---------------------------------------------------------------------------------------------
-// Small helpers
-
-const num = (v: number): string => {
-  const r = Math.round(v * 1000) / 1000
-  return Object.is(r, -0) || r === 0 ? "0" : String(r)
-}
+// Colours
 
 const rgb = (c: PdfColor) => `${num(clamp01(c[0]))} ${num(clamp01(c[1]))} ${num(clamp01(c[2]))}`
 const fill = (c: PdfColor) => `${rgb(c)} rg`
@@ -73,147 +61,6 @@ const INK_DARK: PdfColor = [0.2, 0.2, 0.2]
 /** Default colours where the annotation names none (the annotation itself keeps no /C). */
 export const defaultColor = (a: PdfAnnotation): PdfColor =>
   a.color ?? (a.subtype === "Highlight" ? YELLOW : a.subtype === "Text" ? NOTE_YELLOW : RED)
-
-/**
- * The rectangle as the page shows it: a frame whose x axis runs to the displayed right and y axis
- * to the displayed top, origin at the displayed bottom left corner, and the matrix from that frame
- * to user space.
- */
-export interface UprightFrame {
-  readonly width: number
-  readonly height: number
-  readonly matrix: Matrix
-}
-
-export const uprightFrame = (rect: PdfRect, rotation: number): UprightFrame => {
-  const [x1, y1, x2, y2] = normaliseRect(rect)
-  switch (normaliseRotation(rotation)) {
-    case 90:
-      return { width: y2 - y1, height: x2 - x1, matrix: [0, 1, -1, 0, x2, y1] }
-    case 180:
-      return { width: x2 - x1, height: y2 - y1, matrix: [-1, 0, 0, -1, x2, y2] }
-    case 270:
-      return { width: y2 - y1, height: x2 - x1, matrix: [0, -1, 1, 0, x1, y2] }
-    default:
-      return { width: x2 - x1, height: y2 - y1, matrix: [1, 0, 0, 1, x1, y1] }
-  }
-}
-
-const cm = (m: Matrix) => `${m.map(num).join(" ")} cm`
-
-/** The characters of `text` a font cannot show, replaced: by their base letter when decomposing finds one the font has, else by "?". */
-export const encodable = (font: AppearanceFont, text: string): { readonly text: string; readonly replaced: ReadonlyArray<string> } => {
-  const known = characterSet(font)
-  const replaced: Array<string> = []
-  let out = ""
-  for (const ch of text) {
-    if (ch === "\t") {
-      out += " "
-      continue
-    }
-    if (known.has(ch.codePointAt(0)!)) {
-      out += ch
-      continue
-    }
-    const base = ch.normalize("NFKD").replace(/\p{M}/gu, "")
-    if (base.length > 0 && [...base].every((c) => known.has(c.codePointAt(0)!))) out += base
-    else out += "?"
-    replaced.push(ch)
-  }
-  return { text: out, replaced }
-}
-
-const characterSets = new WeakMap<AppearanceFont, ReadonlySet<number>>()
-const characterSet = (font: AppearanceFont): ReadonlySet<number> => {
-  let set = characterSets.get(font)
-  if (!set) {
-    set = new Set(font.getCharacterSet())
-    characterSets.set(font, set)
-  }
-  return set
-}
-
-const KAPPA = 0.5523
-
-const ellipse = (cx: number, cy: number, rx: number, ry: number): Array<string> => {
-  const mx = rx * KAPPA
-  const my = ry * KAPPA
-  return [
-    `${num(cx + rx)} ${num(cy)} m`,
-    `${num(cx + rx)} ${num(cy + my)} ${num(cx + mx)} ${num(cy + ry)} ${num(cx)} ${num(cy + ry)} c`,
-    `${num(cx - mx)} ${num(cy + ry)} ${num(cx - rx)} ${num(cy + my)} ${num(cx - rx)} ${num(cy)} c`,
-    `${num(cx - rx)} ${num(cy - my)} ${num(cx - mx)} ${num(cy - ry)} ${num(cx)} ${num(cy - ry)} c`,
-    `${num(cx + mx)} ${num(cy - ry)} ${num(cx + rx)} ${num(cy - my)} ${num(cx + rx)} ${num(cy)} c`,
-    "h"
-  ]
-}
-
-const roundedBox = (x: number, y: number, w: number, h: number, radius: number): Array<string> => {
-  const r = Math.max(0, Math.min(radius, w / 2, h / 2))
-  const k = r * KAPPA
-  return [
-    `${num(x + r)} ${num(y)} m`,
-    `${num(x + w - r)} ${num(y)} l`,
-    `${num(x + w - r + k)} ${num(y)} ${num(x + w)} ${num(y + r - k)} ${num(x + w)} ${num(y + r)} c`,
-    `${num(x + w)} ${num(y + h - r)} l`,
-    `${num(x + w)} ${num(y + h - r + k)} ${num(x + w - r + k)} ${num(y + h)} ${num(x + w - r)} ${num(y + h)} c`,
-    `${num(x + r)} ${num(y + h)} l`,
-    `${num(x + r - k)} ${num(y + h)} ${num(x)} ${num(y + h - r + k)} ${num(x)} ${num(y + h - r)} c`,
-    `${num(x)} ${num(y + r)} l`,
-    `${num(x)} ${num(y + r - k)} ${num(x + r - k)} ${num(y)} ${num(x + r)} ${num(y)} c`,
-    "h"
-  ]
-}
-
-const polyline = (points: ReadonlyArray<PdfPoint>, close: boolean): Array<string> => {
-  if (points.length === 0) return []
-  const [first, ...rest] = points
-  const ops = [`${num(first![0])} ${num(first![1])} m`, ...rest.map(([x, y]) => `${num(x)} ${num(y)} l`)]
-  // A single point still shows as a dot under a round cap.
-  if (rest.length === 0) ops.push(`${num(first![0])} ${num(first![1])} l`)
-  if (close) ops.push("h")
-  return ops
-}
-
-/** A quadrilateral of text as PDF writers order /QuadPoints: upper left, upper right, lower left, lower right. */
-interface Quad {
-  readonly ul: PdfPoint
-  readonly ur: PdfPoint
-  readonly ll: PdfPoint
-  readonly lr: PdfPoint
-}
-
-const quadsOf = (a: PdfAnnotation, rect: PdfRect, rotation: number): Array<Quad> => {
-  const q = a.quadPoints ?? []
-  const quads: Array<Quad> = []
-  for (let i = 0; i + 8 <= q.length; i += 8) {
-    quads.push({ ul: [q[i]!, q[i + 1]!], ur: [q[i + 2]!, q[i + 3]!], ll: [q[i + 4]!, q[i + 5]!], lr: [q[i + 6]!, q[i + 7]!] })
-  }
-  if (quads.length > 0) return quads
-  // No quads: the rectangle, as text reading upright on the page.
-  const f = uprightFrame(rect, rotation)
-  return [
-    {
-      ul: apply(f.matrix, [0, f.height]),
-      ur: apply(f.matrix, [f.width, f.height]),
-      ll: apply(f.matrix, [0, 0]),
-      lr: apply(f.matrix, [f.width, 0])
-    }
-  ]
-}
-
-/** A quad's own frame: x along the baseline from its lower left corner, y towards its top. */
-const quadFrame = (quad: Quad) => {
-  const bx = quad.lr[0] - quad.ll[0]
-  const by = quad.lr[1] - quad.ll[1]
-  const length = Math.hypot(bx, by)
-  const ux = length > 0 ? bx / length : 1
-  const uy = length > 0 ? by / length : 0
-  // Height: the distance of the top edge from the baseline, perpendicular to it.
-  const height = Math.abs((quad.ul[0] - quad.ll[0]) * -uy + (quad.ul[1] - quad.ll[1]) * ux)
-  const at = (s: number, t: number): PdfPoint => [quad.ll[0] + s * ux - t * uy, quad.ll[1] + s * uy + t * ux]
-  return { length, height, at }
-}
 
 // ---------------------------------------------------------------------------------------------
 // The appearances
@@ -314,36 +161,6 @@ const note = (a: PdfAnnotation, rect: PdfRect, ctx: AppearanceContext): Drawn =>
     "ET"
   )
   return { ops, fonts: ["bold"] }
-}
-
-/** Lines of `text` at `size` that fit `width`, breaking at spaces and, for words longer than a line, inside words. */
-export const wrapText = (font: AppearanceFont, text: string, size: number, width: number): Array<string> => {
-  const lines: Array<string> = []
-  const fits = (s: string) => font.widthOfTextAtSize(s, size) <= width
-  for (const paragraph of text.split(/\r\n|\r|\n/)) {
-    let line = ""
-    for (const word of paragraph.split(" ")) {
-      const candidate = line === "" ? word : `${line} ${word}`
-      if (fits(candidate)) {
-        line = candidate
-        continue
-      }
-      if (line !== "") lines.push(line)
-      line = ""
-      // The word alone: break it where it must.
-      let rest = word
-      while (rest !== "" && !fits(rest)) {
-        let cut = 1
-        const chars = [...rest]
-        while (cut < chars.length && fits(chars.slice(0, cut + 1).join(""))) cut++
-        lines.push(chars.slice(0, cut).join(""))
-        rest = chars.slice(cut).join("")
-      }
-      line = rest
-    }
-    lines.push(line)
-  }
-  return lines
 }
 
 const DEFAULT_FONT_SIZE = 12

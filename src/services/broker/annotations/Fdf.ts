@@ -8,28 +8,17 @@
  * bytes whose header reads %PDF-), so objects, object streams, literal strings (escapes, octal,
  * nested parentheses), hex strings and UTF-16 text strings are read by pdf-lib; only the mapping to
  * the model is done here. Replies point at their parent with /IRT (an indirect reference); review
- * states are Text annotations in reply carrying /State and /StateModel, as in XFDF (Xfdf.ts holds
- * the threading both formats share). Popups and annotation types outside the model are skipped.
+ * states are Text annotations in reply carrying /State and /StateModel, as in XFDF
+ * (AnnotationRecords.ts holds the threading both formats share). Popups and annotation types
+ * outside the model are skipped.
  */
 import { Effect } from "effect"
 import { PDFArray, PDFContext, PDFDict, PDFHexString, PDFName, PDFNumber, PDFParser, PDFRef, PDFString, type PDFObject } from "pdf-lib"
-import { isPdfAnnotationSubtype, normaliseRect, type PdfAnnotation, type PdfColor, type PdfPoint } from "./PdfAnnotation.ts"
-import {
-  AnnotationFileInvalid,
-  type AnnotationDetails,
-  type AnnotationRecord,
-  assembleAnnotations,
-  colorFromComponents,
-  flattenAnnotations,
-  formatAppearance,
-  formatDefaultStyle,
-  MAX_ANNOTATIONS,
-  parseAppearance,
-  plainTextOfRichText,
-  put,
-  readWith,
-  unreadable
-} from "./Xfdf.ts"
+import { AnnotationFileInvalid, readWith, unreadable } from "./AnnotationFileInvalid.ts"
+import { assembleAnnotations, type AnnotationRecord, coordinatePairs, flattenAnnotations, MAX_ANNOTATIONS, type MutableDetails, put } from "./AnnotationRecords.ts"
+import { colorFromComponents, formatAppearance, formatDefaultStyle, parseAppearance } from "./DefaultAppearance.ts"
+import { isPdfAnnotationSubtype, normaliseRect, type PdfAnnotation, type PdfColor } from "./PdfAnnotation.ts"
+import { plainTextOfRichText } from "./RichText.ts"
 import { fromPdfDate, nameFor, nameText, numberOf, numbersOf, textOf, toPdfDate } from "../engine/PdfObjects.ts"
 
 const key = (name: string) => PDFName.of(name)
@@ -52,13 +41,6 @@ const numbersIn = (dict: PDFDict, name: string): Array<number> | undefined => {
   return numbersOf(array, dict.context) ?? unreadable(`FDF /${name} is not an array of numbers`)
 }
 
-const pairs = (values: ReadonlyArray<number>, what: string): Array<PdfPoint> => {
-  if (values.length % 2 !== 0) unreadable(`FDF ${what} has an odd number of coordinates`)
-  const result: Array<PdfPoint> = []
-  for (let i = 0; i < values.length; i += 2) result.push([values[i] ?? 0, values[i + 1] ?? 0])
-  return result
-}
-
 const colorOf = (dict: PDFDict, name: string): PdfColor | undefined => {
   const values = numbersIn(dict, name)
   return values === undefined ? undefined : colorFromComponents(values)
@@ -70,7 +52,7 @@ const readAnnotation = (dict: PDFDict, recordKey: string): AnnotationRecord | un
   const subtypeName = dict.lookup(key("Subtype"))
   const subtype = subtypeName instanceof PDFName ? nameText(subtypeName) : undefined
   if (subtype === undefined || !isPdfAnnotationSubtype(subtype)) return undefined
-  const details: { -readonly [K in keyof AnnotationDetails]?: AnnotationDetails[K] } = {}
+  const details: MutableDetails = {}
   const text = (name: string) => textOf(dict.lookup(key(name)))
 
   const pageObject = dict.lookup(key("Page"))
@@ -102,18 +84,18 @@ const readAnnotation = (dict: PDFDict, recordKey: string): AnnotationRecord | un
     details.inkList = inkList.asArray().map((_, index) => {
       const stroke = inkList.lookup(index)
       if (!(stroke instanceof PDFArray)) return unreadable("FDF /InkList is not an array of arrays")
-      return pairs(
+      return coordinatePairs(
         stroke.asArray().map((__, i) => numberOf(stroke.lookup(i)) ?? unreadable("FDF /InkList is not an array of numbers")),
-        "/InkList"
+        "FDF /InkList"
       )
     })
   }
   const vertices = numbersIn(dict, "Vertices")
-  if (vertices !== undefined) details.vertices = pairs(vertices, "/Vertices")
+  if (vertices !== undefined) details.vertices = coordinatePairs(vertices, "FDF /Vertices")
   const line = numbersIn(dict, "L")
   if (line !== undefined) {
     if (line.length !== 4) unreadable("FDF /L is not four numbers")
-    details.vertices = pairs(line, "/L")
+    details.vertices = coordinatePairs(line, "FDF /L")
   }
   const icon = dict.lookup(key("Name"))
   put(details, "iconName", icon instanceof PDFName ? nameText(icon) : textOf(icon))
@@ -202,8 +184,6 @@ const pdfText = (value: string): PDFString | PDFHexString =>
           .replace(/\t/g, "\\t")
       )
     : PDFHexString.fromText(value)
-
-/** A name from any text: its UTF-8 bytes, #-escaped by pdf-lib where needed. */
 
 const finite = (value: number) => (Number.isFinite(value) ? value : 0)
 
