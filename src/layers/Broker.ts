@@ -31,7 +31,7 @@ import { transformWorkerSettings } from "../services/broker/transformations/Tran
 import { Health } from "../services/broker/health/Health.ts"
 import { orderRunner } from "../services/broker/orders/OrderRunner.ts"
 import { Orders } from "../services/broker/orders/Orders.ts"
-import { engineWorkerSettings, PdfWorkerSetup } from "../services/broker/engine/PdfEngine.ts"
+import { engineWorkerSettings, PdfEngine, PdfWorkerSetup } from "../services/broker/engine/PdfEngine.ts"
 import { Transformations } from "../services/broker/transformations/Transformations.ts"
 import { listen } from "./Listen.ts"
 
@@ -42,6 +42,9 @@ const PdfWorkerSetupLive = Layer.effect(
     Effect.map((settings) => ({ entry: new URL("./PdfWorker.ts", import.meta.url), settings }))
   )
 )
+
+/** The PDF engine with its worker threads: what a broker, and a test of one feature, runs PDF work on. */
+export const PdfEngineLive = PdfEngine.Default.pipe(Layer.provide(PdfWorkerSetupLive))
 
 /** The order workers and what each kind of order does. */
 const OrderWorkersLive = Layer.unwrapEffect(

@@ -10,6 +10,8 @@ import { ReadAnnotations } from "../services/broker/annotations/AnnotationReques
 import { annotationHandlers } from "../services/broker/annotations/AnnotationWorker.ts"
 import { Compare, DiffText } from "../services/broker/comparisons/CompareRequests.ts"
 import { compareHandlers } from "../services/broker/comparisons/CompareWorker.ts"
+import { ReadMessage } from "../services/broker/composite/MessageRequests.ts"
+import { messageHandlers } from "../services/broker/composite/MessageWorker.ts"
 import { Analyze } from "../services/broker/conversion/PdfAnalysis.ts"
 import { analysisHandlers } from "../services/broker/conversion/PdfAnalysisWorker.ts"
 import { MergePdfs } from "../services/broker/documents/MergeRequests.ts"
@@ -34,6 +36,7 @@ const BrokerPdfRequest = Schema.Union(
   ReadDestinations,
   ReadAnnotations,
   VerifySignatures,
+  ReadMessage,
   MergePdfs,
   Transform,
   Compare,
@@ -47,6 +50,7 @@ const handlers = WorkerRunner.layerSerialized(BrokerPdfRequest, {
   ...outlineHandlers,
   ...annotationHandlers,
   ...signatureHandlers,
+  ...messageHandlers,
   ...mergeHandlers,
   ...transformHandlers,
   ...compareHandlers

@@ -3,7 +3,7 @@
  * that behave as documents, and every rule of the spec's part ID table.
  */
 import { expect, layer } from "@effect/vitest"
-import { Effect } from "effect"
+import { Effect, Schedule } from "effect"
 import { execFileSync } from "node:child_process"
 import { mkdtempSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
@@ -11,6 +11,7 @@ import * as path from "node:path"
 import { zipSync } from "fflate"
 import { BrokerUrl, brokerTestLayer } from "../../../src/layers/Test.ts"
 import { CORPUS, defaultBackend } from "../../support/backends.ts"
+import { loopingCompoundFile } from "../../support/compound-files.ts"
 import { call, corpusFile, pngSize, upload, uploadOk } from "../../support/http.ts"
 
 const PREFIX = "com.docstack.viewer.client.api.document."
@@ -23,7 +24,26 @@ const pdfPageTexts = (pdf: Uint8Array) => {
   return execFileSync("pdftotext", ["-layout", file, "-"], { encoding: "utf8" }).split("\f").slice(0, -1)
 }
 
-layer(brokerTestLayer(defaultBackend.config), { timeout: 120_000 })("composite documents", (it) => {
+layer(brokerTestLayer({ ...defaultBackend.config, RENDER_WORKER_HEAP_MB: "256" }), { timeout: 120_000 })("composite documents", (it) => {
+  it.effect("an Outlook message whose compound-file chains loop is refused (400); the broker and its engine go on", () =>
+    Effect.gen(function*() {
+      const base = yield* BrokerUrl
+      // msgreader follows the looping chain without end: its worker thread runs out of memory and
+      // is replaced; the broker itself is untouched.
+      const reply = yield* upload(base, loopingCompoundFile("__substg1.0_0037001F"), "?documentTitle=looping.msg")
+      expect(reply.status).toBe(400)
+      expect(reply.json.message).toBe("The Outlook message cannot be read: The PDF engine's worker stopped on this request: it ran out of memory")
+      // The health checks saw a worker stop; the next ones find the engine whole again.
+      yield* call(`${base}/health/readiness`).pipe(
+        Effect.filterOrFail((ready) => ready.status === 200),
+        Effect.retry(Schedule.spaced("200 millis").pipe(Schedule.upTo("10 seconds")))
+      )
+      // Every worker of the engine still draws pages.
+      const id = yield* uploadOk(base, corpusFile("pdf/tracemonkey.pdf"))
+      for (const page of [0, 1, 2, 3]) expect((yield* call(`${base}/documents/${id}/pages/${page}/image?pageImageDescription=IM_100_0`)).status).toBe(200)
+      expect((yield* uploadOk(base, corpusFile("office/fake-email-attachment.msg"))).length).toBeGreaterThan(4)
+    }))
+
   it.effect("ZIP with a folder: entries from 1, the folder takes an index and is expanded in place, no part 0", () =>
     Effect.gen(function*() {
       const base = yield* BrokerUrl

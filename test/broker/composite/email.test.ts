@@ -14,13 +14,15 @@ import { BlobStore } from "../../../src/services/common/BlobStore.ts"
 import { expandEmail } from "../../../src/services/broker/composite/Email.ts"
 import type { PartEntry, PartFile } from "../../../src/services/broker/composite/Parts.ts"
 import { StorageConfig } from "../../../src/services/common/StorageConfig.ts"
+import { PdfEngineLive } from "../../../src/layers/Broker.ts"
 import { CORPUS } from "../../support/backends.ts"
 
 const OFFICE = path.join(CORPUS, "office")
 const dataDir = mkdtempSync(path.join(tmpdir(), "docstack-email-"))
 const scratch = mkdtempSync(path.join(tmpdir(), "docstack-email-files-"))
 
-const BlobsLive = BlobStore.FileSystemLive.pipe(
+/** The blob store and the PDF engine (messages are read in its worker threads), as the broker has them. */
+const ServicesLive = Layer.mergeAll(BlobStore.FileSystemLive, PdfEngineLive).pipe(
   Layer.provide(StorageConfig.Default),
   Layer.provide(NodeContext.layer),
   Layer.provide(Layer.setConfigProvider(ConfigProvider.fromMap(new Map([["DATA_DIR", dataDir]]))))
@@ -61,7 +63,7 @@ const expectPage = (page: string) => {
   expect(page.trimEnd().endsWith("</html>")).toBe(true)
 }
 
-layer(BlobsLive)("expandEmail", (it) => {
+layer(ServicesLive, { timeout: 120_000 })("expandEmail", (it) => {
   describe("the corpus messages", () => {
     it.effect("fake-email-attachment.eml: the body page, then the text attachment", () =>
       Effect.gen(function*() {

@@ -10,6 +10,7 @@ import { fileEntries, PartEntry } from "./Parts.ts"
 import { type ArchiveRejected, expandZip } from "./Zip.ts"
 import { DocumentRegistry } from "../registry/DocumentRegistry.ts"
 import { type DetectedFormat, detectFile } from "../conversion/FormatDetector.ts"
+import { PdfEngine } from "../engine/PdfEngine.ts"
 
 /** The composite file cannot be opened (corrupt, encrypted, over a limit); `message` says which. */
 export class ExpansionRejected extends Data.TaggedError("ExpansionRejected")<{ readonly message: string }> {}
@@ -39,17 +40,19 @@ export class Containers extends Effect.Service<Containers>()("docstack/Container
   effect: Effect.gen(function*() {
     const registry = yield* DocumentRegistry
     const blobs = yield* BlobStore
+    const engine = yield* PdfEngine
     const decode = Schema.decodeUnknown(Schema.Union(Expansion, Schema.Struct({ rejected: Schema.String })))
 
     const expand = (sourceHash: string, detected: DetectedFormat) =>
       Effect.gen(function*() {
         const path = yield* blobs.localPath(sourceHash).pipe(Effect.orDie)
-        const expanded: Effect.Effect<ReadonlyArray<PartEntry>, ArchiveRejected | EmailRejected, BlobStore> = detected.kind === "zip"
+        const expanded: Effect.Effect<ReadonlyArray<PartEntry>, ArchiveRejected | EmailRejected, BlobStore | PdfEngine> = detected.kind === "zip"
           ? expandZip(path)
           : expandEmail(path, detected.format === "msg" ? "msg" : "eml")
         const parts = yield* expanded.pipe(
           Effect.mapError((e) => new ExpansionRejected({ message: e.message })),
-          Effect.provideService(BlobStore, blobs)
+          Effect.provideService(BlobStore, blobs),
+          Effect.provideService(PdfEngine, engine)
         )
         const files = fileEntries(parts)
         const formats: Record<string, DetectedFormat | null> = {}
@@ -87,5 +90,6 @@ export class Containers extends Effect.Service<Containers>()("docstack/Container
         )
       })
     }
-  })
+  }),
+  dependencies: [DocumentRegistry.Default, PdfEngine.Default]
 }) {}

@@ -7,7 +7,7 @@
 import { Worker } from "@effect/platform"
 import type { WorkerError } from "@effect/platform/WorkerError"
 import { NodeWorker } from "@effect/platform-node"
-import { Config, Context, Duration, Effect, type Schema } from "effect"
+import { Config, Context, Duration, Effect, Pool, type Schema } from "effect"
 import { rmSync } from "node:fs"
 import { availableParallelism } from "node:os"
 import { Worker as WorkerThread } from "node:worker_threads"
@@ -28,11 +28,25 @@ export const PdfEngineConfig = Config.all({
   timeout: durationConfig("RENDER_TIMEOUT", Duration.seconds(60)),
   /** Whole-document work of an order (a transformation's outputs, a comparison's pages, a text difference). */
   documentWorkTimeout: durationConfig("DOCUMENT_WORK_TIMEOUT", Duration.minutes(10)),
-  maxImagePixels: Config.integer("MAX_IMAGE_PIXELS").pipe(Config.withDefault(60_000_000))
+  maxImagePixels: Config.integer("MAX_IMAGE_PIXELS").pipe(Config.withDefault(60_000_000)),
+  /** The JavaScript heap of one worker thread: a file that would take more ends that thread only. */
+  workerHeapMb: Config.integer("RENDER_WORKER_HEAP_MB").pipe(Config.withDefault(1024))
 })
 
 /** The engine's own settings for its threads (WorkerDocuments.ts reads them). */
 export const engineWorkerSettings = PdfEngineConfig.pipe(Config.map((config) => ({ openDocuments: config.openDocumentsPerWorker })))
+
+/** The WorkerError a ParseError of the platform's failure decoding carries, if that is what it is. */
+const workerErrorIn = (error: unknown): { readonly cause?: unknown } | undefined => {
+  const actual = (error as { issue?: { actual?: { _tag?: unknown; cause?: unknown } } }).issue?.actual
+  return actual?._tag === "WorkerError" ? actual : undefined
+}
+
+/** Why a worker thread stopped, in words (Node says ERR_WORKER_OUT_OF_MEMORY for a heap that ran out). */
+const stoppedBecause = (cause: unknown) => {
+  const code = (cause as { code?: unknown } | undefined)?.code
+  return code === "ERR_WORKER_OUT_OF_MEMORY" ? "it ran out of memory" : cause instanceof Error ? cause.message : "it stopped"
+}
 
 /** What a request answers: its success, or its declared failure (or PdfOperationFailed when the engine ran out of time). */
 type Result<R> = R extends Schema.WithResult<infer A, infer _I, infer E, infer _EI, infer _R> ? Effect.Effect<A, Exclude<E, WorkerError> | PdfOperationFailed> : never
@@ -49,7 +63,8 @@ export class PdfEngine extends Effect.Service<PdfEngine>()("docstack/PdfEngine",
       size: Math.max(1, config.workers),
       concurrency: Math.max(1, config.concurrencyPerWorker)
     }).pipe(
-      Effect.provideService(Worker.Spawner, () => new WorkerThread(bundle, { workerData: setup.settings })),
+      Effect.provideService(Worker.Spawner, () =>
+        new WorkerThread(bundle, { workerData: setup.settings, resourceLimits: { maxOldGenerationSizeMb: config.workerHeapMb } })),
       Effect.orDie
     )
 
@@ -57,19 +72,35 @@ export class PdfEngine extends Effect.Service<PdfEngine>()("docstack/PdfEngine",
     let inFlight = 0
 
     /**
-     * Counted in the load and bounded by `timeout`. A worker that crashed or could not start, or a
-     * message that would not cross to it, is a broken engine, not a bad document (a defect).
+     * The request on a worker of the pool. A worker whose thread stopped under it (out of memory on
+     * a hostile file: Node ends that thread only) is replaced, and the request fails saying so; the
+     * other requests go on. A message that would not cross to a worker is a bug (a defect).
      */
-    const bounded = <R extends Schema.TaggedRequest.All>(request: R, timeout: Duration.Duration): Result<R> => {
-      const work = pool.executeEffect(request) as unknown as Effect.Effect<unknown, { readonly _tag?: string }>
-      return Effect.acquireUseRelease(Effect.sync(() => inFlight++), () => work, () => Effect.sync(() => inFlight--)).pipe(
+    const onWorker = <R extends Schema.TaggedRequest.All>(request: R) =>
+      Effect.scoped(Effect.gen(function*() {
+        const worker = yield* pool.backing.get
+        return yield* (worker.executeEffect(request) as unknown as Effect.Effect<unknown, { readonly _tag?: string }>).pipe(
+          Effect.catchIf((e) => e._tag === "ParseError", (e) => {
+            // The platform decodes every failure with the request's failure schema, so a stopped
+            // worker's WorkerError arrives as the ParseError of that decoding.
+            const stopped = workerErrorIn(e)
+            return stopped === undefined
+              ? Effect.die(e)
+              : Pool.invalidate(pool.backing, worker).pipe(
+                Effect.zipRight(Effect.fail(new PdfOperationFailed({ message: `The PDF engine's worker stopped on this request: ${stoppedBecause(stopped.cause)}` })))
+              )
+          })
+        )
+      }))
+
+    /** Counted in the load and bounded by `timeout`. */
+    const bounded = <R extends Schema.TaggedRequest.All>(request: R, timeout: Duration.Duration): Result<R> =>
+      Effect.acquireUseRelease(Effect.sync(() => inFlight++), () => onWorker(request), () => Effect.sync(() => inFlight--)).pipe(
         Effect.timeoutFail({
           duration: timeout,
           onTimeout: () => new PdfOperationFailed({ message: `The PDF engine took longer than ${Duration.format(timeout)}` })
-        }),
-        Effect.catchIf((e) => e._tag === "WorkerError" || e._tag === "ParseError", Effect.die)
+        })
       ) as unknown as Result<R>
-    }
 
     return {
       maxImagePixels: config.maxImagePixels,
