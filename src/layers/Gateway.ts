@@ -14,24 +14,37 @@ import { ConversationsHttpLive } from "../http/gateway/ConversationsHttp.ts"
 import { RequestsHttpLive } from "../http/gateway/RequestsHttp.ts"
 import { AdminPromptsHttpLive, AdminTemplatingHttpLive, PromptsHttpLive } from "../http/gateway/PromptsHttp.ts"
 import { UsersHttpLive } from "../http/gateway/UsersHttp.ts"
-import { Actuator, LevelFilterLive, LogLevels } from "../services/gateway/actuator/Actuator.ts"
+import { Actuator, LevelFilterLive } from "../services/gateway/actuator/Actuator.ts"
 import { Conversations } from "../services/gateway/conversations/Conversations.ts"
-import { Llm } from "../services/gateway/llm/Llm.ts"
-import { Prompts } from "../services/gateway/prompts/Prompts.ts"
 import { ProviderConfigs } from "../services/gateway/llm/ProviderConfigs.ts"
-import { Secrets } from "../services/gateway/llm/Secrets.ts"
+import { Prompts } from "../services/gateway/prompts/Prompts.ts"
 import { Templates } from "../services/gateway/prompts/Templates.ts"
 import { RequestRecorder } from "../services/gateway/records/RequestRecorder.ts"
 import { Requests } from "../services/gateway/requests/Requests.ts"
 import { Statistics } from "../services/gateway/statistics/Statistics.ts"
+import { Users } from "../services/gateway/statistics/Users.ts"
 import { Tenancy, TenancyConfig } from "../services/gateway/tenancy/Tenancy.ts"
 import { listen } from "./Listen.ts"
 
-/** Every service of the gateway, on the process's infrastructure (InfrastructureLive). */
-export const GatewayServicesLive = Layer.mergeAll(Requests.Default, Statistics.Default, Actuator.Default, UserAuthenticationLive, AdminAuthenticationLive).pipe(
-  Layer.provideMerge(Layer.mergeAll(Llm.Default, Prompts.DefaultWithoutDependencies, Conversations.Default)),
-  Layer.provideMerge(Layer.mergeAll(ProviderConfigs.Default, RequestRecorder.Default)),
-  Layer.provideMerge(Layer.mergeAll(Tenancy.Default, Secrets.Default, LogLevels.Default, Templates.Default))
+/**
+ * The services the gateway's handlers use, on the process's infrastructure (InfrastructureLive:
+ * the SQL client, storage settings, the file system). Each brings the services it needs (its
+ * `dependencies`), each built once however many need it. The recorder is here too: tests write
+ * records through it.
+ */
+export const GatewayServicesLive = Layer.mergeAll(
+  Requests.Default,
+  Conversations.Default,
+  Statistics.Default,
+  Users.Default,
+  Prompts.Default,
+  Templates.Default,
+  ProviderConfigs.Default,
+  Actuator.Default,
+  Tenancy.Default,
+  RequestRecorder.Default,
+  UserAuthenticationLive,
+  AdminAuthenticationLive
 )
 
 // The OpenAPI document says how callers identify themselves, as configured.

@@ -21,20 +21,10 @@ export const ActuatorHttpLive = HttpApiBuilder.group(GatewayApi, "actuator", (ha
         )
 
     return handlers
-      .handle("health", () =>
-        actuator.health.pipe(
-          Effect.flatMap((health) => (health.status === "UP" ? Effect.succeed(health) : Effect.fail(health)))
-        ))
+      .handle("health", () => actuator.health().pipe(Effect.flatMap((health) => (health.status === "UP" ? Effect.succeed(health) : Effect.fail(health)))))
       .handle("info", () => allowed(actuator.access.infoAccess).pipe(Effect.as(actuator.info)))
-      .handle("loggers", () => allowed(actuator.access.loggersAccess).pipe(Effect.map(() => actuator.loggers())))
-      .handle("logger", ({ path }) =>
-        allowed(actuator.access.loggersAccess).pipe(
-          Effect.map(() => {
-            const { loggers } = actuator.loggers()
-            // A logger not configured takes ROOT's level, as any name can be given one.
-            return loggers[path.name] ?? { configuredLevel: null, effectiveLevel: loggers.ROOT!.effectiveLevel }
-          })
-        ))
+      .handle("loggers", () => allowed(actuator.access.loggersAccess).pipe(Effect.zipRight(actuator.loggers())))
+      .handle("logger", ({ path }) => allowed(actuator.access.loggersAccess).pipe(Effect.zipRight(actuator.logger(path.name))))
       .handle("setLogger", ({ path, payload }) =>
         allowed(actuator.access.loggersAccess).pipe(
           Effect.zipRight(actuator.setLevel(path.name, payload.configuredLevel)),

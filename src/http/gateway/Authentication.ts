@@ -24,7 +24,7 @@ export class AdminAuthentication extends HttpApiMiddleware.Tag<AdminAuthenticati
 export const UserAuthenticationLive = Layer.effect(
   UserAuthentication,
   Tenancy.pipe(Effect.map((tenancy) => HttpServerRequest.HttpServerRequest.pipe(Effect.flatMap((request) => tenancy.resolve(request.headers)))))
-)
+).pipe(Layer.provide(Tenancy.Default))
 
 export const AdminAuthenticationLive = Layer.effect(
   AdminAuthentication,
@@ -39,7 +39,7 @@ export const AdminAuthenticationLive = Layer.effect(
       )
     )
   )
-)
+).pipe(Layer.provide(Tenancy.Default))
 
 type IdentityConfig = Pick<typeof TenancyConfig extends Config.Config<infer A> ? A : never, "mode" | "tenantHeader" | "userHeader" | "rolesHeader">
 

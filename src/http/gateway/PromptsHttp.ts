@@ -1,12 +1,9 @@
 import { HttpApiBuilder, type HttpServerRequest } from "@effect/platform"
 import { Effect } from "effect"
 import { BadRequest } from "../../schemas/gateway/GatewayErrors.ts"
-import { CurrentPrincipal } from "../../schemas/gateway/Tenancy.ts"
 import { Prompts } from "../../services/gateway/prompts/Prompts.ts"
 import { Templates } from "../../services/gateway/prompts/Templates.ts"
 import { GatewayApi } from "./Api.ts"
-
-const tenant = CurrentPrincipal.pipe(Effect.map((principal) => principal.tenantId))
 
 const variablesFrom = (text: string, where: string) => {
   let parsed: unknown
@@ -40,27 +37,21 @@ export const AdminPromptsHttpLive = HttpApiBuilder.group(GatewayApi, "adminPromp
   Effect.gen(function*() {
     const prompts = yield* Prompts
     return handlers
-      .handle("list", () => tenant.pipe(Effect.flatMap(prompts.list)))
-      .handle("create", ({ payload }) => tenant.pipe(Effect.flatMap((tenantId) => prompts.create(tenantId, payload))))
-      .handle("categories", () => tenant.pipe(Effect.flatMap(prompts.categories)))
-      .handle("get", ({ path }) => tenant.pipe(Effect.flatMap((tenantId) => prompts.get(tenantId, path.id))))
-      .handle("remove", ({ path }) => tenant.pipe(Effect.flatMap((tenantId) => prompts.remove(tenantId, path.id))))
-      .handle("usage", ({ path }) => tenant.pipe(Effect.flatMap((tenantId) => prompts.usage(tenantId, path.id))))
-      .handle("statistics", ({ path }) => tenant.pipe(Effect.flatMap((tenantId) => prompts.statistics(tenantId, path.id))))
+      .handle("list", () => prompts.list())
+      .handle("create", ({ payload }) => prompts.create(payload))
+      .handle("categories", () => prompts.categories())
+      .handle("get", ({ path }) => prompts.get(path.id))
+      .handle("remove", ({ path }) => prompts.remove(path.id))
+      .handle("usage", ({ path }) => prompts.usage(path.id))
+      .handle("statistics", ({ path }) => prompts.statistics(path.id))
       .handle("render", ({ path, request, urlParams }) =>
-        Effect.gen(function*() {
-          const principal = yield* CurrentPrincipal
-          const variables = yield* renderVariables(request, urlParams.variables)
-          return yield* prompts.render(principal.tenantId, path.id, urlParams.version, variables, principal)
-        }))
-      .handle("versions", ({ path }) => tenant.pipe(Effect.flatMap((tenantId) => prompts.versions(tenantId, path.id))))
-      .handle("createDraft", ({ path, payload }) => tenant.pipe(Effect.flatMap((tenantId) => prompts.createDraft(tenantId, path.id, payload))))
-      .handle("version", ({ path }) => tenant.pipe(Effect.flatMap((tenantId) => prompts.version(tenantId, path.id, path.version))))
-      .handle("updateVersion", ({ path, payload }) =>
-        tenant.pipe(Effect.flatMap((tenantId) => prompts.updateVersion(tenantId, path.id, path.version, payload))))
-      .handle("discardDraft", ({ path }) => tenant.pipe(Effect.flatMap((tenantId) => prompts.discardDraft(tenantId, path.id, path.version))))
-      .handle("versionStatistics", ({ path }) =>
-        tenant.pipe(Effect.flatMap((tenantId) => prompts.versionStatistics(tenantId, path.id, path.version))))
+        renderVariables(request, urlParams.variables).pipe(Effect.flatMap((variables) => prompts.render(path.id, urlParams.version, variables))))
+      .handle("versions", ({ path }) => prompts.versions(path.id))
+      .handle("createDraft", ({ path, payload }) => prompts.createDraft(path.id, payload))
+      .handle("version", ({ path }) => prompts.version(path.id, path.version))
+      .handle("updateVersion", ({ path, payload }) => prompts.updateVersion(path.id, path.version, payload))
+      .handle("discardDraft", ({ path }) => prompts.discardDraft(path.id, path.version))
+      .handle("versionStatistics", ({ path }) => prompts.versionStatistics(path.id, path.version))
   }))
 
 export const AdminTemplatingHttpLive = HttpApiBuilder.group(GatewayApi, "adminTemplating", (handlers) =>
@@ -73,6 +64,6 @@ export const PromptsHttpLive = HttpApiBuilder.group(GatewayApi, "prompts", (hand
   Effect.gen(function*() {
     const prompts = yield* Prompts
     return handlers
-      .handle("available", () => tenant.pipe(Effect.flatMap(prompts.available)))
-      .handle("display", () => tenant.pipe(Effect.flatMap(prompts.display)))
+      .handle("available", () => prompts.available())
+      .handle("display", () => prompts.display())
   }))

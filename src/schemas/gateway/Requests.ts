@@ -3,6 +3,7 @@
  * its query, and the stored record. See docs/gateway-requests.md.
  */
 import { Schema } from "effect"
+import { ErrorBody } from "./GatewayErrors.ts"
 
 export const ContentItem = Schema.Union(
   Schema.Struct({ type: Schema.Literal("text"), value: Schema.String }),
@@ -61,3 +62,26 @@ export class LlmRequest extends Schema.Class<LlmRequest>("LlmRequest")({
   createdAt: Schema.String,
   completedAt: Schema.NullOr(Schema.String)
 }) {}
+
+const GenerationIds = { requestId: Schema.String, conversationId: Schema.String }
+
+/**
+ * What a streamed answer sends, each event under its name (docs/gateway-requests.md): `start`,
+ * `delta`… as the provider's parts arrive, `usage`, then `done` (COMPLETED or STOPPED) or `error`.
+ * The same events will go over the WebSocket.
+ */
+export const GenerationEvent = Schema.Union(
+  Schema.Struct({ event: Schema.Literal("start"), data: Schema.Struct({ ...GenerationIds, provider: Schema.String, model: Schema.String }) }),
+  Schema.Struct({ event: Schema.Literal("delta"), data: Schema.Struct({ text: Schema.String }) }),
+  Schema.Struct({
+    event: Schema.Literal("usage"),
+    data: Schema.Struct({ inputTokens: Schema.optional(Schema.Number), outputTokens: Schema.optional(Schema.Number) })
+  }),
+  Schema.Struct({
+    event: Schema.Literal("done"),
+    data: Schema.Struct({ ...GenerationIds, status: Schema.Literal("COMPLETED", "STOPPED"), latencyMs: Schema.Number })
+  }),
+  Schema.Struct({ event: Schema.Literal("error"), data: ErrorBody })
+)
+export type GenerationEvent = typeof GenerationEvent.Type
+

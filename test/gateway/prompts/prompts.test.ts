@@ -8,6 +8,7 @@ import { describe, expect, layer } from "@effect/vitest"
 import { Effect } from "effect"
 import * as http from "node:http"
 import { GatewayUrl, gatewayTestLayer } from "../../../src/layers/Test.ts"
+import { CurrentPrincipal, Principal } from "../../../src/schemas/gateway/Tenancy.ts"
 import { Prompts } from "../../../src/services/gateway/prompts/Prompts.ts"
 import { preciseNow, RequestRecorder } from "../../../src/services/gateway/records/RequestRecorder.ts"
 import { defaultBackend } from "../../support/backends.ts"
@@ -170,10 +171,11 @@ describe("gateway prompts", () => {
         expect((yield* call(`${prompts}/quick/versions/0/statistics`, { headers: admin })).json).toMatchObject({ promptId: "quick", version: 0, uses: 2 })
         expectErrorBody(yield* call(`${prompts}/quick/versions/3/statistics`, { headers: admin }), 404, "NOT_FOUND")
 
-        // The request pipeline's entry.
-        const rendered = yield* service.renderForRequest("initech", "quick", undefined, { topic: "x" }, { tenantId: "initech", userId: "u1" })
+        // The request pipeline's entry, for the principal of the request it serves.
+        const u1 = new Principal({ tenantId: "initech", userId: "u1", roles: [], isAdmin: false })
+        const rendered = yield* service.renderForRequest("quick", undefined, { topic: "x" }).pipe(Effect.provideService(CurrentPrincipal, u1))
         expect(rendered).toMatchObject({ version: 0, text: "Summarise for u1: X in English.", llm: { model: "secret-model" } })
-        const missing = yield* service.renderForRequest("initech", "nope", undefined, {}, { tenantId: "initech", userId: "u1" }).pipe(Effect.flip)
+        const missing = yield* service.renderForRequest("nope", undefined, {}).pipe(Effect.provideService(CurrentPrincipal, u1), Effect.flip)
         expect(missing._tag).toBe("NOT_FOUND")
 
         // User views: a user (no admin role needed) sees names, never templates or LLM settings.

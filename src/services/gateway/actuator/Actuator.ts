@@ -22,18 +22,22 @@ export class LogLevels extends Effect.Service<LogLevels>()("gateway/LogLevels", 
     const configured = new Map<string, LevelName>()
     const effective = (name: string): LevelName => configured.get(name) ?? configured.get("ROOT") ?? "INFO"
     return {
+      /** Read for every log line: a plain function, not a step of its own. */
       effective,
-      list: () => ({
-        levels: LEVELS,
-        loggers: Object.fromEntries(
-          [...new Set([...KNOWN_LOGGERS, ...configured.keys()])].map((name) => [name, { configuredLevel: configured.get(name) ?? null, effectiveLevel: effective(name) }])
-        )
-      }),
-      set: (name: string, level: LevelName | null) =>
+      list: Effect.fn("LogLevels.list")(() =>
+        Effect.sync(() => ({
+          levels: LEVELS,
+          loggers: Object.fromEntries(
+            [...new Set([...KNOWN_LOGGERS, ...configured.keys()])].map((name) => [name, { configuredLevel: configured.get(name) ?? null, effectiveLevel: effective(name) }])
+          )
+        }))
+      ),
+      set: Effect.fn("LogLevels.set")((name: string, level: LevelName | null) =>
         Effect.sync(() => {
           if (level === null) configured.delete(name)
           else configured.set(name, level)
         })
+      )
     }
   }
 }) {}
@@ -50,7 +54,7 @@ export const LevelFilterLive = Layer.unwrapEffect(
       })
     ).pipe(Layer.merge(Logger.minimumLogLevel(LogLevel.All)))
   ))
-)
+).pipe(Layer.provide(LogLevels.Default))
 
 export const ActuatorConfig = Config.all({
   infoAccess: Config.literal("public", "authenticated", "admin")("ACTUATOR_INFO_ACCESS").pipe(Config.withDefault("public" as const)),
@@ -65,16 +69,24 @@ export class Actuator extends Effect.Service<Actuator>()("gateway/Actuator", {
     const startedAt = new Date().toISOString()
     return {
       access,
-      health: sql`SELECT 1`.pipe(
-        Effect.timeout("5 seconds"),
-        Effect.match({
-          onFailure: (error) => ({ status: "DOWN" as const, components: { db: { status: "DOWN" as const, details: { error: String(error) } } } }),
-          onSuccess: () => ({ status: "UP" as const, components: { db: { status: "UP" as const } } })
-        })
+      health: Effect.fn("Actuator.health")(() =>
+        sql`SELECT 1`.pipe(
+          Effect.timeout("5 seconds"),
+          Effect.match({
+            onFailure: (error) => ({ status: "DOWN" as const, components: { db: { status: "DOWN" as const, details: { error: String(error) } } } }),
+            onSuccess: () => ({ status: "UP" as const, components: { db: { status: "UP" as const } } })
+          })
+        )
       ),
       info: { app: { name: "docstack AI gateway", version }, runtime: { node: process.versions.node }, startedAt },
-      loggers: () => levels.list(),
-      setLevel: (name: string, level: LevelName | null) => levels.set(name, level)
+      loggers: Effect.fn("Actuator.loggers")(() => levels.list()),
+      /** One logger's levels: one not configured takes ROOT's, as any name can be given one. */
+      logger: Effect.fn("Actuator.logger")(function*(name: string) {
+        const { loggers } = yield* levels.list()
+        return loggers[name] ?? { configuredLevel: null, effectiveLevel: levels.effective("ROOT") }
+      }),
+      setLevel: Effect.fn("Actuator.setLevel")((name: string, level: LevelName | null) => levels.set(name, level))
     }
-  })
+  }),
+  dependencies: [LogLevels.Default]
 }) {}

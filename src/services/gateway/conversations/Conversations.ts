@@ -7,9 +7,13 @@ import { Effect, Option, Schema } from "effect"
 import { randomUUID } from "node:crypto"
 import { Conversation, type PageParams } from "../../../schemas/gateway/Conversations.ts"
 import { NotFound } from "../../../schemas/gateway/GatewayErrors.ts"
-import type { Principal, Reach } from "../../../schemas/gateway/Tenancy.ts"
+import { CurrentPrincipal, type Reach } from "../../../schemas/gateway/Tenancy.ts"
 import { isoUtc, pageOf, reachFilter } from "../../common/sql/Fragments.ts"
 import { afterRecords, RequestRecorder } from "../records/RequestRecorder.ts"
+import { tenantReach } from "../tenancy/CurrentReach.ts"
+
+/** A page of conversations, and the words to look for in their titles. */
+type ListParams = PageParams & { readonly search?: string | undefined }
 
 const ConversationRow = Schema.Struct({
   id: Schema.String,
@@ -43,37 +47,52 @@ export class Conversations extends Effect.Service<Conversations>()("gateway/Conv
         }))
       )
 
-    // Readers and writers of conversations come after this process's pending records (RequestRecorder).
-    return afterRecords("Conversations", recorder.settled, {
-      own,
+    /** Most recently active first; `search` in titles. */
+    const list = (reach: Reach, params: ListParams) =>
+      Effect.gen(function*() {
+        const pattern = params.search ? `%${params.search.replace(/[\\%_]/g, (c) => `\\${c}`)}%` : null
+        const filter = sql`${reachFilter(sql, reach)} AND (${pattern}::text IS NULL OR title ILIKE ${pattern})`
+        const [{ total }] = yield* sql<{ total: number }>`SELECT count(*)::int AS total FROM conversations WHERE ${filter}`.pipe(Effect.orDie) as Effect.Effect<ReadonlyArray<{ total: number }>>
+        const rows = yield* sql`SELECT ${columns} FROM conversations WHERE ${filter}
+          ORDER BY updated_at DESC, id LIMIT ${params.size} OFFSET ${params.page * params.size}`.pipe(
+          Effect.flatMap(Schema.decodeUnknown(Schema.Array(ConversationRow))),
+          Effect.orDie
+        )
+        return pageOf(rows.map(toConversation), params.page, params.size, total)
+      })
 
-      create: (principal: Principal, title: string | undefined) =>
+    const remove = (reach: Reach, id: string) =>
+      own(reach, id).pipe(
+        Effect.zipRight(sql`DELETE FROM conversations WHERE ${reachFilter(sql, reach)} AND id = ${id}`.pipe(Effect.orDie)),
+        Effect.asVoid
+      )
+
+    // The caller's own conversations, and the admin views of the tenant's (`InTenant`). Readers and
+    // writers of conversations come after this process's pending records (RequestRecorder).
+    return afterRecords("Conversations", recorder.settled, {
+      get: (id: string) => Effect.flatMap(CurrentPrincipal, (principal) => own(principal, id)),
+
+      create: (title: string | undefined) =>
         Effect.gen(function*() {
+          const principal = yield* CurrentPrincipal
           const rows = yield* sql`INSERT INTO conversations ${
             sql.insert({ tenantId: principal.tenantId, id: randomUUID(), userId: principal.userId, title: title?.trim() || "New conversation" })
           } RETURNING ${columns}`.pipe(Effect.flatMap(Schema.decodeUnknown(Schema.Array(ConversationRow))), Effect.orDie)
           return toConversation(rows[0]!)
         }),
 
-      /** Most recently active first; `search` in titles. */
-      list: (reach: Reach, params: PageParams & { readonly search?: string | undefined }) =>
-        Effect.gen(function*() {
-          const pattern = params.search ? `%${params.search.replace(/[\\%_]/g, (c) => `\\${c}`)}%` : null
-          const filter = sql`${reachFilter(sql, reach)} AND (${pattern}::text IS NULL OR title ILIKE ${pattern})`
-          const [{ total }] = yield* sql<{ total: number }>`SELECT count(*)::int AS total FROM conversations WHERE ${filter}`.pipe(Effect.orDie) as Effect.Effect<ReadonlyArray<{ total: number }>>
-          const rows = yield* sql`SELECT ${columns} FROM conversations WHERE ${filter}
-            ORDER BY updated_at DESC, id LIMIT ${params.size} OFFSET ${params.page * params.size}`.pipe(
-            Effect.flatMap(Schema.decodeUnknown(Schema.Array(ConversationRow))),
-            Effect.orDie
-          )
-          return pageOf(rows.map(toConversation), params.page, params.size, total)
-        }),
+      list: (params: ListParams) => Effect.flatMap(CurrentPrincipal, (principal) => list(principal, params)),
 
-      remove: (reach: Reach, id: string) =>
-        own(reach, id).pipe(
-          Effect.zipRight(sql`DELETE FROM conversations WHERE ${reachFilter(sql, reach)} AND id = ${id}`.pipe(Effect.orDie)),
-          Effect.asVoid
-        )
+      remove: (id: string) => Effect.flatMap(CurrentPrincipal, (principal) => remove(principal, id)),
+
+      /** A conversation of the tenant, or of `userId` when given. */
+      getInTenant: (id: string, userId?: string) => Effect.flatMap(tenantReach(userId), (reach) => own(reach, id)),
+
+      /** The tenant's conversations, or those of `userId`. */
+      listInTenant: (params: ListParams & { readonly userId?: string | undefined }) => Effect.flatMap(tenantReach(params.userId), (reach) => list(reach, params)),
+
+      removeInTenant: (id: string) => Effect.flatMap(tenantReach(), (reach) => remove(reach, id))
     })
-  })
+  }),
+  dependencies: [RequestRecorder.Default]
 }) {}

@@ -15,6 +15,7 @@ import type { ProviderConfigView } from "../../../schemas/gateway/LlmProviders.t
 import * as ChatCompletions from "./ChatCompletions.ts"
 import * as ProviderHttpClient from "./ProviderHttpClient.ts"
 import { ProviderConfigs } from "./ProviderConfigs.ts"
+import { currentTenant } from "../tenancy/CurrentReach.ts"
 
 export const LlmConfig = Config.all({
   /** Retries of a request the provider throttled (429) or failed (5xx, connection). */
@@ -175,16 +176,16 @@ export class Llm extends Effect.Service<Llm>()("gateway/Llm", {
         return languageModel
       })
 
-    const choose = (tenantId: string, choice: ModelChoice, needsVision: boolean) =>
-      Effect.gen(function*() {
-        const { apiKey, config } = yield* configs.forUse(tenantId, choice.providerId)
-        if (needsVision && !config.capabilities.vision) {
-          return yield* new LlmCapabilityError({ message: `The model of ${config.id} does not take images (its configuration does not declare vision)` })
-        }
-        const model = choice.model ?? config.model
-        const languageModel = yield* languageModelFor(tenantId, config, apiKey, model, choice.parameters ?? {})
-        return { config, model, languageModel } satisfies ChosenModel
-      })
+    /** The current tenant's model for a request, built or kept built. */
+    const choose = Effect.fn("Llm.choose")(function*(choice: ModelChoice, needsVision: boolean) {
+      const { apiKey, config } = yield* configs.forUse(choice.providerId)
+      if (needsVision && !config.capabilities.vision) {
+        return yield* new LlmCapabilityError({ message: `The model of ${config.id} does not take images (its configuration does not declare vision)` })
+      }
+      const model = choice.model ?? config.model
+      const languageModel = yield* languageModelFor(yield* currentTenant, config, apiKey, model, choice.parameters ?? {})
+      return { config, model, languageModel } satisfies ChosenModel
+    })
 
     return {
       choose,
@@ -193,7 +194,7 @@ export class Llm extends Effect.Service<Llm>()("gateway/Llm", {
        * The whole answer from the chosen model; throttling and server errors retried, then the
        * configuration's fallback tried.
        */
-      generate: (tenantId: string, chosen: ChosenModel, prompt: Prompt.RawInput, needsVision: boolean) => {
+      generate: Effect.fn("Llm.generate")((chosen: ChosenModel, prompt: Prompt.RawInput, needsVision: boolean) => {
         const attempt = (model: ChosenModel) =>
           model.languageModel.generateText({ prompt, toolChoice: "none" }).pipe(
             Effect.retry({ schedule: retry, while: isRetryable })
@@ -202,12 +203,12 @@ export class Llm extends Effect.Service<Llm>()("gateway/Llm", {
           Effect.catchAll((error) => {
             const fallbackId = chosen.config.fallbackProviderId
             if (!isRetryable(error) || fallbackId === null) return Effect.fail(toGatewayError(chosen.config, error))
-            return choose(tenantId, { providerId: fallbackId, model: undefined }, needsVision).pipe(
+            return choose({ providerId: fallbackId, model: undefined }, needsVision).pipe(
               Effect.flatMap((fallback) => attempt(fallback).pipe(Effect.mapError((e) => toGatewayError(fallback.config, e))))
             )
           })
         )
-      },
+      }),
 
       /**
        * The answer as it is produced. Throttling, server errors and a connection the provider was
@@ -221,7 +222,8 @@ export class Llm extends Effect.Service<Llm>()("gateway/Llm", {
             Stream.mapChunks((parts) => ((started = true), parts)),
             Stream.retry(retry.pipe(Schedule.whileInput((error: AiError.AiError) => !started && isRetryable(error))))
           )
-        })
+        }).pipe(Stream.withSpan("Llm.stream"))
     }
-  })
+  }),
+  dependencies: [ProviderConfigs.Default]
 }) {}

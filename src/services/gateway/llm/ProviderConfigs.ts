@@ -7,6 +7,7 @@ import { Config, Duration, Effect, Either, Option, Schema } from "effect"
 import { BadRequest, Conflict, LlmProviderNotFound } from "../../../schemas/gateway/GatewayErrors.ts"
 import { ExtraParamDescriptor, ProviderCapabilities, type ProviderConfigInput, type ProviderConfigUpdate, ProviderConfigView, ProviderType } from "../../../schemas/gateway/LlmProviders.ts"
 import { Secrets } from "./Secrets.ts"
+import { currentTenant } from "../tenancy/CurrentReach.ts"
 import { durationConfig } from "../../common/DurationConfig.ts"
 import { isoUtc } from "../../common/sql/Fragments.ts"
 import { sqlJson } from "../../common/sql/StorableText.ts"
@@ -135,7 +136,8 @@ export class ProviderConfigs extends Effect.Service<ProviderConfigs>()("gateway/
       fallbackProviderId: input.fallbackProviderId ?? null,
       isDefault: input.isDefault ?? false
     })
-    const keyFields = (apiKey: string) => ({ apiKeyEncrypted: secrets.encrypt(apiKey), apiKeyLast4: apiKey.length >= 8 ? apiKey.slice(-4) : "" })
+    const keyFields = (apiKey: string) =>
+      secrets.encrypt(apiKey).pipe(Effect.map((apiKeyEncrypted) => ({ apiKeyEncrypted, apiKeyLast4: apiKey.length >= 8 ? apiKey.slice(-4) : "" })))
 
     /** At most one default per tenant: making one the default unmakes the others. */
     const soleDefault = (tenantId: string, input: ProviderConfigInput) =>
@@ -162,80 +164,84 @@ export class ProviderConfigs extends Effect.Service<ProviderConfigs>()("gateway/
         return usable
       })
 
+    // Every configuration read or written is one of the current principal's tenant.
     return {
       types: Object.keys(PROVIDER_TYPES) as ReadonlyArray<ProviderType>,
 
-      extraParams: (type: string) =>
+      extraParams: Effect.fn("ProviderConfigs.extraParams")((type: string) =>
         type in PROVIDER_TYPES
           ? Effect.succeed(PROVIDER_TYPES[type as ProviderType])
-          : Effect.fail(new LlmProviderNotFound({ message: `No provider type '${type}': the types are ${Object.keys(PROVIDER_TYPES).join(", ")}` })),
+          : Effect.fail(new LlmProviderNotFound({ message: `No provider type '${type}': the types are ${Object.keys(PROVIDER_TYPES).join(", ")}` }))
+      ),
 
-      list: (tenantId: string) => listRows(tenantId).pipe(Effect.orDie, Effect.map((rows) => rows.map(view))),
+      list: Effect.fn("ProviderConfigs.list")(function*() {
+        const rows = yield* listRows(yield* currentTenant).pipe(Effect.orDie)
+        return rows.map(view)
+      }),
 
-      get: (tenantId: string, id: string) => existing(tenantId, id).pipe(Effect.map(view)),
+      get: Effect.fn("ProviderConfigs.get")(function*(id: string) {
+        return view(yield* existing(yield* currentTenant, id))
+      }),
 
-      create: (tenantId: string, input: ProviderConfigInput) =>
-        Effect.ensuring(forget(tenantId))(Effect.gen(function*() {
-          yield* checkBaseUrl(input)
-          if (Option.isSome(yield* findRow({ tenantId, id: input.id }).pipe(Effect.orDie))) {
-            return yield* new Conflict({ message: `An LLM provider configuration '${input.id}' already exists` })
-          }
-          yield* checkFallback(tenantId, input)
-          yield* sql.withTransaction(
-            soleDefault(tenantId, input).pipe(
-              Effect.zipRight(sql`INSERT INTO llm_providers ${
-                sql.insert({ tenantId, id: input.id, ...fields(input), ...(input.apiKey ? keyFields(input.apiKey) : {}) })
-              }`)
-            )
-          ).pipe(Effect.orDie)
-          return yield* existing(tenantId, input.id).pipe(Effect.map(view))
-        })),
+      create: Effect.fn("ProviderConfigs.create")(function*(input: ProviderConfigInput) {
+        const tenantId = yield* currentTenant
+        yield* checkBaseUrl(input)
+        if (Option.isSome(yield* findRow({ tenantId, id: input.id }).pipe(Effect.orDie))) {
+          return yield* new Conflict({ message: `An LLM provider configuration '${input.id}' already exists` })
+        }
+        yield* checkFallback(tenantId, input)
+        const key = input.apiKey ? yield* keyFields(input.apiKey) : {}
+        yield* sql.withTransaction(
+          soleDefault(tenantId, input).pipe(Effect.zipRight(sql`INSERT INTO llm_providers ${sql.insert({ tenantId, id: input.id, ...fields(input), ...key })}`))
+        ).pipe(Effect.orDie, Effect.ensuring(forget(tenantId)))
+        return view(yield* existing(tenantId, input.id))
+      }),
 
       /** The path names the configuration; a body may leave its `id` out, not name another. */
-      update: (tenantId: string, id: string, body: ProviderConfigUpdate) =>
-        Effect.ensuring(forget(tenantId))(Effect.gen(function*() {
-          if (body.id !== undefined && body.id !== id) return yield* new BadRequest({ message: `The body's id '${body.id}' differs from the path's '${id}'` })
-          const input = { ...body, id }
-          yield* existing(tenantId, id)
-          yield* checkBaseUrl(input)
-          yield* checkFallback(tenantId, input)
-          const values = { ...fields(input), ...(input.apiKey !== undefined ? keyFields(input.apiKey) : {}) }
-          yield* sql.withTransaction(
-            soleDefault(tenantId, input).pipe(
-              Effect.zipRight(sql`UPDATE llm_providers SET ${sql.update(values)}, updated_at = now() WHERE tenant_id = ${tenantId} AND id = ${id}`)
-            )
-          ).pipe(Effect.orDie)
-          return yield* existing(tenantId, id).pipe(Effect.map(view))
-        })),
+      update: Effect.fn("ProviderConfigs.update")(function*(id: string, body: ProviderConfigUpdate) {
+        const tenantId = yield* currentTenant
+        if (body.id !== undefined && body.id !== id) return yield* new BadRequest({ message: `The body's id '${body.id}' differs from the path's '${id}'` })
+        const input = { ...body, id }
+        yield* existing(tenantId, id)
+        yield* checkBaseUrl(input)
+        yield* checkFallback(tenantId, input)
+        const values = { ...fields(input), ...(input.apiKey !== undefined ? yield* keyFields(input.apiKey) : {}) }
+        yield* sql.withTransaction(
+          soleDefault(tenantId, input).pipe(
+            Effect.zipRight(sql`UPDATE llm_providers SET ${sql.update(values)}, updated_at = now() WHERE tenant_id = ${tenantId} AND id = ${id}`)
+          )
+        ).pipe(Effect.orDie, Effect.ensuring(forget(tenantId)))
+        return view(yield* existing(tenantId, id))
+      }),
 
       /**
        * The configuration a request will use, with its key decrypted: the one named, else the
        * tenant's default, else its only one. None at all is LLM_PROVIDER_NOT_FOUND.
        */
-      forUse: (tenantId: string, id: string | undefined) =>
-        Effect.gen(function*() {
-          const usable = yield* usableOf(tenantId)
-          const chosen = id !== undefined
-            ? usable.find((u) => u.config.id === id)
-            : usable.find((u) => u.config.isDefault) ?? (usable.length === 1 ? usable[0] : undefined)
-          if (chosen) return { config: chosen.config, apiKey: yield* Effect.orDie(chosen.apiKey) } satisfies UsableConfig
-          return yield* new LlmProviderNotFound({
-            message: id !== undefined
-              ? `No LLM provider configuration '${id}'`
-              : usable.length === 0
-              ? "No LLM provider is configured for this tenant: create one under /api/v1/admin/llm/provider-conf"
-              : "Several LLM providers are configured and none is the default: name one with the provider parameter, or mark one isDefault"
-          })
-        }),
+      forUse: Effect.fn("ProviderConfigs.forUse")(function*(id: string | undefined) {
+        const usable = yield* usableOf(yield* currentTenant)
+        const chosen = id !== undefined
+          ? usable.find((u) => u.config.id === id)
+          : usable.find((u) => u.config.isDefault) ?? (usable.length === 1 ? usable[0] : undefined)
+        if (chosen) return { config: chosen.config, apiKey: yield* Effect.orDie(chosen.apiKey) } satisfies UsableConfig
+        return yield* new LlmProviderNotFound({
+          message: id !== undefined
+            ? `No LLM provider configuration '${id}'`
+            : usable.length === 0
+            ? "No LLM provider is configured for this tenant: create one under /api/v1/admin/llm/provider-conf"
+            : "Several LLM providers are configured and none is the default: name one with the provider parameter, or mark one isDefault"
+        })
+      }),
 
-      remove: (tenantId: string, id: string) =>
-        sql<{ id: string }>`DELETE FROM llm_providers WHERE tenant_id = ${tenantId} AND id = ${id} RETURNING id`.pipe(
+      remove: Effect.fn("ProviderConfigs.remove")(function*(id: string) {
+        const tenantId = yield* currentTenant
+        const deleted = yield* sql<{ id: string }>`DELETE FROM llm_providers WHERE tenant_id = ${tenantId} AND id = ${id} RETURNING id`.pipe(
           Effect.orDie,
-          Effect.ensuring(forget(tenantId)),
-          Effect.flatMap((deleted) =>
-            deleted.length > 0 ? Effect.void : Effect.fail(new LlmProviderNotFound({ message: `No LLM provider configuration '${id}'` }))
-          )
+          Effect.ensuring(forget(tenantId))
         )
+        if (deleted.length === 0) return yield* new LlmProviderNotFound({ message: `No LLM provider configuration '${id}'` })
+      })
     }
-  })
+  }),
+  dependencies: [Secrets.Default]
 }) {}

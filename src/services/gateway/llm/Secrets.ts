@@ -31,13 +31,15 @@ export class Secrets extends Effect.Service<Secrets>()("gateway/Secrets", {
 
     return {
       /** `v1:<iv>:<tag>:<ciphertext>`, base64 parts. */
-      encrypt: (plain: string) => {
-        const iv = randomBytes(12)
-        const cipher = createCipheriv("aes-256-gcm", key, iv)
-        const data = Buffer.concat([cipher.update(plain, "utf8"), cipher.final()])
-        return [VERSION, iv.toString("base64"), cipher.getAuthTag().toString("base64"), data.toString("base64")].join(":")
-      },
-      decrypt: (sealed: string) =>
+      encrypt: Effect.fn("Secrets.encrypt")((plain: string) =>
+        Effect.sync(() => {
+          const iv = randomBytes(12)
+          const cipher = createCipheriv("aes-256-gcm", key, iv)
+          const data = Buffer.concat([cipher.update(plain, "utf8"), cipher.final()])
+          return [VERSION, iv.toString("base64"), cipher.getAuthTag().toString("base64"), data.toString("base64")].join(":")
+        })
+      ),
+      decrypt: Effect.fn("Secrets.decrypt")((sealed: string) =>
         Effect.try({
           try: () => {
             const [version, iv, tag, data] = sealed.split(":")
@@ -48,6 +50,7 @@ export class Secrets extends Effect.Service<Secrets>()("gateway/Secrets", {
           },
           catch: () => new Error("A stored API key cannot be decrypted: GATEWAY_MASTER_KEY differs from the one it was stored with")
         })
+      )
     }
   })
 }) {}

@@ -6,7 +6,8 @@
  */
 import { SqlClient, SqlSchema } from "@effect/sql"
 import { Effect, Option, Schema } from "effect"
-import { BadRequest, Conflict, NotFound } from "../../../schemas/gateway/GatewayErrors.ts"
+import { Conflict, NotFound } from "../../../schemas/gateway/GatewayErrors.ts"
+import { CurrentPrincipal } from "../../../schemas/gateway/Tenancy.ts"
 import {
   type ApplicationRef,
   AvailablePrompt,
@@ -26,7 +27,8 @@ import {
   type VersionUpdate
 } from "../../../schemas/gateway/Prompts.ts"
 import { RequestRecorder } from "../records/RequestRecorder.ts"
-import { type RenderContext, Templates } from "./Templates.ts"
+import { Templates } from "./Templates.ts"
+import { currentTenant } from "../tenancy/CurrentReach.ts"
 import { isoUtc } from "../../common/sql/Fragments.ts"
 import { sqlJson } from "../../common/sql/StorableText.ts"
 
@@ -225,28 +227,26 @@ export class Prompts extends Effect.Service<Prompts>()("gateway/Prompts", {
      */
     const referencingApplications = (_tenantId: string, _promptId: string): Effect.Effect<ReadonlyArray<ApplicationRef>> => Effect.succeed([])
 
-    const usage = Effect.fn("Prompts.usage")(function*(tenantId: string, id: string) {
-      const { row } = yield* load(tenantId, id)
-      const applications = yield* referencingApplications(tenantId, id)
-      const reasons = [
-        ...(row.base ? ["It is a base prompt"] : []),
-        ...applications.map((application) => `It is referenced by the Application '${application.id}'`)
-      ]
-      return new PromptUsage({ promptId: id, deletable: reasons.length === 0, reasons, applications })
-    })
+    const usageOf = (tenantId: string, id: string) =>
+      Effect.gen(function*() {
+        const { row } = yield* load(tenantId, id)
+        const applications = yield* referencingApplications(tenantId, id)
+        const reasons = [
+          ...(row.base ? ["It is a base prompt"] : []),
+          ...applications.map((application) => `It is referenced by the Application '${application.id}'`)
+        ]
+        return new PromptUsage({ promptId: id, deletable: reasons.length === 0, reasons, applications })
+      })
 
-    const renderVersion = Effect.fn("Prompts.renderVersion")(function*(
-      tenantId: string,
-      id: string,
-      version: number | undefined,
-      variables: Readonly<Record<string, unknown>>,
-      context: RenderContext
-    ) {
-      const { versions } = yield* load(tenantId, id)
-      const chosen = yield* pick(id, versions, version)
-      const text = yield* templates.render(chosen.template, variables, context)
-      return { text, version: chosen.version, llm: chosen.llm }
-    })
+    /** The active version, or `version`, rendered for the current principal (who the template sees as user and tenant). */
+    const renderVersion = (id: string, version: number | undefined, variables: Readonly<Record<string, unknown>>) =>
+      Effect.gen(function*() {
+        const principal = yield* CurrentPrincipal
+        const { versions } = yield* load(principal.tenantId, id)
+        const chosen = yield* pick(id, versions, version)
+        const text = yield* templates.render(chosen.template, variables, principal)
+        return { text, version: chosen.version, llm: chosen.llm }
+      })
 
     const versionStatistics = (id: string, versions: ReadonlyArray<PromptVersion>, usageRows: ReadonlyArray<UsageRow>) =>
       versions.map((v) => {
@@ -254,15 +254,23 @@ export class Prompts extends Effect.Service<Prompts>()("gateway/Prompts", {
         return new VersionStatistics({ promptId: id, version: v.version, uses: used?.uses ?? 0, lastUsedAt: used?.lastUsedAt ?? null })
       })
 
+    /** The active version of each of the tenant's prompts, by prompt. */
+    const activeVersions = (tenantId: string) =>
+      loadAll(tenantId).pipe(Effect.map((all) => all.map(({ row, versions }) => ({ row, current: active(row.id, versions) }))))
+
+    // Every prompt read or written is one of the current principal's tenant.
     return {
-      referencingApplications,
+      list: Effect.fn("Prompts.list")(function*() {
+        const all = yield* loadAll(yield* currentTenant)
+        return all.map(({ row, versions }) => new PromptSummary(summaryFields(row, versions)))
+      }),
 
-      list: (tenantId: string) =>
-        loadAll(tenantId).pipe(Effect.map((all) => all.map(({ row, versions }) => new PromptSummary(summaryFields(row, versions))))),
+      get: Effect.fn("Prompts.get")(function*(id: string) {
+        return yield* aggregate(yield* currentTenant, id)
+      }),
 
-      get: aggregate,
-
-      create: Effect.fn("Prompts.create")(function*(tenantId: string, input: PromptCreate) {
+      create: Effect.fn("Prompts.create")(function*(input: PromptCreate) {
+        const tenantId = yield* currentTenant
         yield* templates.check(input.template)
         yield* inTransaction(Effect.gen(function*() {
           if (Option.isSome(yield* findPrompt({ tenantId, id: input.id, lock: true }).pipe(Effect.orDie))) {
@@ -278,11 +286,17 @@ export class Prompts extends Effect.Service<Prompts>()("gateway/Prompts", {
         return yield* aggregate(tenantId, input.id)
       }),
 
-      versions: (tenantId: string, id: string) => load(tenantId, id).pipe(Effect.map(({ versions }) => versions)),
+      versions: Effect.fn("Prompts.versions")(function*(id: string) {
+        return (yield* load(yield* currentTenant, id)).versions
+      }),
 
-      version: (tenantId: string, id: string, version: number) => load(tenantId, id).pipe(Effect.flatMap(({ versions }) => pick(id, versions, version))),
+      version: Effect.fn("Prompts.version")(function*(id: string, version: number) {
+        const { versions } = yield* load(yield* currentTenant, id)
+        return yield* pick(id, versions, version)
+      }),
 
-      createDraft: Effect.fn("Prompts.createDraft")(function*(tenantId: string, id: string, input: DraftCreate) {
+      createDraft: Effect.fn("Prompts.createDraft")(function*(id: string, input: DraftCreate) {
+        const tenantId = yield* currentTenant
         if (input.template !== undefined) yield* templates.check(input.template)
         const number = yield* inTransaction(Effect.gen(function*() {
           const { versions } = yield* load(tenantId, id, true)
@@ -297,7 +311,8 @@ export class Prompts extends Effect.Service<Prompts>()("gateway/Prompts", {
         return yield* load(tenantId, id).pipe(Effect.flatMap(({ versions }) => pick(id, versions, number)))
       }),
 
-      updateVersion: Effect.fn("Prompts.updateVersion")(function*(tenantId: string, id: string, version: number, input: VersionUpdate) {
+      updateVersion: Effect.fn("Prompts.updateVersion")(function*(id: string, version: number, input: VersionUpdate) {
+        const tenantId = yield* currentTenant
         if (input.template !== undefined) yield* templates.check(input.template)
         yield* inTransaction(Effect.gen(function*() {
           const { versions } = yield* load(tenantId, id, true)
@@ -318,7 +333,8 @@ export class Prompts extends Effect.Service<Prompts>()("gateway/Prompts", {
         return yield* load(tenantId, id).pipe(Effect.flatMap(({ versions }) => pick(id, versions, version)))
       }),
 
-      discardDraft: Effect.fn("Prompts.discardDraft")(function*(tenantId: string, id: string, version: number) {
+      discardDraft: Effect.fn("Prompts.discardDraft")(function*(id: string, version: number) {
+        const tenantId = yield* currentTenant
         // A pending use of the draft must not outlive it.
         yield* recorder.settled
         yield* inTransaction(Effect.gen(function*() {
@@ -332,45 +348,42 @@ export class Prompts extends Effect.Service<Prompts>()("gateway/Prompts", {
         }))
       }),
 
-      remove: Effect.fn("Prompts.remove")(function*(tenantId: string, id: string) {
+      remove: Effect.fn("Prompts.remove")(function*(id: string) {
+        const tenantId = yield* currentTenant
         // A pending use of the prompt must not outlive it (nor be counted for a new prompt of its name).
         yield* recorder.settled
-        const verdict = yield* usage(tenantId, id)
+        const verdict = yield* usageOf(tenantId, id)
         if (!verdict.deletable) return yield* new Conflict({ message: `Prompt '${id}' cannot be deleted: ${verdict.reasons.join("; ")}` })
         yield* sql`DELETE FROM prompts WHERE tenant_id = ${tenantId} AND id = ${id}`.pipe(Effect.orDie)
       }),
 
-      usage,
+      usage: Effect.fn("Prompts.usage")(function*(id: string) {
+        return yield* usageOf(yield* currentTenant, id)
+      }),
 
-      categories: (tenantId: string) =>
-        sql<{ category: string }>`SELECT DISTINCT category FROM prompt_versions
-          WHERE tenant_id = ${tenantId} AND state = 'published' AND category IS NOT NULL AND category <> '' ORDER BY category`.pipe(
-          Effect.orDie,
-          Effect.map((rows) => rows.map((row) => row.category))
-        ),
+      categories: Effect.fn("Prompts.categories")(function*() {
+        const tenantId = yield* currentTenant
+        const rows = yield* sql<{ category: string }>`SELECT DISTINCT category FROM prompt_versions
+          WHERE tenant_id = ${tenantId} AND state = 'published' AND category IS NOT NULL AND category <> '' ORDER BY category`.pipe(Effect.orDie)
+        return rows.map((row) => row.category)
+      }),
 
       /** GET /admin/prompts/{id}/render: the active version, or `version`. */
-      render: (tenantId: string, id: string, version: number | undefined, variables: Readonly<Record<string, unknown>>, context: RenderContext) =>
-        renderVersion(tenantId, id, version, variables, context).pipe(
-          Effect.map((rendered) => new RenderedPrompt({ promptId: id, version: rendered.version, text: rendered.text }))
-        ),
+      render: Effect.fn("Prompts.render")(function*(id: string, version: number | undefined, variables: Readonly<Record<string, unknown>>) {
+        const rendered = yield* renderVersion(id, version, variables)
+        return new RenderedPrompt({ promptId: id, version: rendered.version, text: rendered.text })
+      }),
 
       /**
        * For the request pipeline: a `prompt` content item rendered with its payload, and the LLM
        * settings of the version used. An unknown prompt or version is NOT_FOUND; a template that
        * fails is BAD_REQUEST.
        */
-      renderForRequest: (
-        tenantId: string,
-        promptId: string,
-        version: number | undefined,
-        payload: Readonly<Record<string, unknown>>,
-        context: RenderContext
-      ): Effect.Effect<{ readonly text: string; readonly version: number; readonly llm: PromptLlm }, NotFound | BadRequest> =>
-        renderVersion(tenantId, promptId, version, payload, context),
+      renderForRequest: Effect.fn("Prompts.renderForRequest")(renderVersion),
 
-      /** Counts one use of a version (by the request pipeline). */
-      statistics: Effect.fn("Prompts.statistics")(function*(tenantId: string, id: string) {
+      /** Uses of the prompt, per version and in all. */
+      statistics: Effect.fn("Prompts.statistics")(function*(id: string) {
+        const tenantId = yield* currentTenant
         // Uses are recorded behind the requests (RequestRecorder): this process's pending ones count too.
         yield* recorder.settled
         const { versions } = yield* load(tenantId, id)
@@ -379,7 +392,8 @@ export class Prompts extends Effect.Service<Prompts>()("gateway/Prompts", {
         return new PromptStatistics({ promptId: id, uses: perVersion.reduce((sum, v) => sum + v.uses, 0), lastUsedAt: lastUsed, versions: perVersion })
       }),
 
-      versionStatistics: Effect.fn("Prompts.versionStatistics")(function*(tenantId: string, id: string, version: number) {
+      versionStatistics: Effect.fn("Prompts.versionStatistics")(function*(id: string, version: number) {
+        const tenantId = yield* currentTenant
         yield* recorder.settled
         const { versions } = yield* load(tenantId, id)
         const target = yield* pick(id, versions, version)
@@ -387,36 +401,34 @@ export class Prompts extends Effect.Service<Prompts>()("gateway/Prompts", {
       }),
 
       /** GET /api/v1/prompts: what users may pick; never templates or LLM settings. */
-      available: (tenantId: string) =>
-        loadAll(tenantId).pipe(Effect.map((all) =>
-          all.map(({ row, versions }) => {
-            const current = active(row.id, versions)
-            return new AvailablePrompt({ id: row.id, name: current.name, description: current.description, category: current.category, activeVersion: current.version })
-          })
-        )),
+      available: Effect.fn("Prompts.available")(function*() {
+        const all = yield* activeVersions(yield* currentTenant)
+        return all.map(({ current, row }) =>
+          new AvailablePrompt({ id: row.id, name: current.name, description: current.description, category: current.category, activeVersion: current.version })
+        )
+      }),
 
       /** GET /api/v1/prompts/display: Quick Prompt settings of the enabled prompts, by category, order and label. */
-      display: (tenantId: string) =>
-        loadAll(tenantId).pipe(Effect.map((all) =>
-          all
-            .map(({ row, versions }) => ({ id: row.id, current: active(row.id, versions) }))
-            .flatMap(({ current, id }) =>
-              current.quickPrompt?.enabled
-                ? [new PromptDisplay({
-                  id,
-                  label: current.quickPrompt.label,
-                  icon: current.quickPrompt.icon ?? null,
-                  order: current.quickPrompt.order ?? null,
-                  category: current.category,
-                  description: current.description
-                })]
-                : []
-            )
-            .sort((a, b) =>
-              (a.category ?? "").localeCompare(b.category ?? "") || (a.order ?? Number.MAX_SAFE_INTEGER) - (b.order ?? Number.MAX_SAFE_INTEGER) ||
-              a.label.localeCompare(b.label)
-            )
-        ))
+      display: Effect.fn("Prompts.display")(function*() {
+        const all = yield* activeVersions(yield* currentTenant)
+        return all
+          .flatMap(({ current, row }) =>
+            current.quickPrompt?.enabled
+              ? [new PromptDisplay({
+                id: row.id,
+                label: current.quickPrompt.label,
+                icon: current.quickPrompt.icon ?? null,
+                order: current.quickPrompt.order ?? null,
+                category: current.category,
+                description: current.description
+              })]
+              : []
+          )
+          .sort((a, b) =>
+            (a.category ?? "").localeCompare(b.category ?? "") || (a.order ?? Number.MAX_SAFE_INTEGER) - (b.order ?? Number.MAX_SAFE_INTEGER) ||
+            a.label.localeCompare(b.label)
+          )
+      })
     }
   }),
   dependencies: [Templates.Default, RequestRecorder.Default]

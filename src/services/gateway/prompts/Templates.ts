@@ -104,10 +104,11 @@ export class Templates extends Effect.Service<Templates>()("gateway/Templates", 
       completion,
 
       /** Checks the syntax only (on every write of a template). */
-      check: (template: string) =>
-        Effect.try({ try: () => void engine.parse(template), catch: (error) => new BadRequest({ message: describe(error) }) }),
+      check: Effect.fn("Templates.check")((template: string) =>
+        Effect.try({ try: () => void engine.parse(template), catch: (error) => new BadRequest({ message: describe(error) }) })
+      ),
 
-      render: (template: string, variables: Readonly<Record<string, unknown>>, context: RenderContext) =>
+      render: Effect.fn("Templates.render")((template: string, variables: Readonly<Record<string, unknown>>, context: RenderContext) =>
         Effect.try({
           try: () =>
             engine.compile(template, COMPILE_OPTIONS)({
@@ -119,6 +120,7 @@ export class Templates extends Effect.Service<Templates>()("gateway/Templates", 
             }),
           catch: (error) => new BadRequest({ message: describe(error) })
         })
+      )
     }
   }
 }) {}

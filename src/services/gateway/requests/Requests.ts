@@ -8,12 +8,12 @@
 import type { AiError, Prompt } from "@effect/ai"
 import { SqlClient, SqlSchema } from "@effect/sql"
 import { PgClient } from "@effect/sql-pg"
-import { Cause, Duration, Effect, Exit, Fiber, Option, Schedule, Schema, Stream, Struct } from "effect"
+import { Cause, Effect, Exit, Fiber, Option, Schedule, Schema, Stream, Struct } from "effect"
 import { fileTypeFromBuffer } from "file-type"
 import { randomUUID } from "node:crypto"
 import { BadRequest, type ErrorBody, InternalError, NotFound } from "../../../schemas/gateway/GatewayErrors.ts"
-import { type ContentItem, LlmRequest, RequestBody, type RequestQuery } from "../../../schemas/gateway/Requests.ts"
-import type { Principal, Reach } from "../../../schemas/gateway/Tenancy.ts"
+import { type ContentItem, type GenerationEvent, LlmRequest, RequestBody, type RequestQuery } from "../../../schemas/gateway/Requests.ts"
+import { CurrentPrincipal, type Principal, type Reach } from "../../../schemas/gateway/Tenancy.ts"
 import { Conversations } from "../conversations/Conversations.ts"
 import { type ChosenModel, Llm, toGatewayError } from "../llm/Llm.ts"
 import { Prompts } from "../prompts/Prompts.ts"
@@ -21,9 +21,8 @@ import type { PromptLlm } from "../../../schemas/gateway/Prompts.ts"
 import { isoUtc, pageOf, reachFilter } from "../../common/sql/Fragments.ts"
 import { afterRecords, apiTime, type Outcome, preciseNow, RequestRecorder } from "../records/RequestRecorder.ts"
 import { describeFailure, newErrorId } from "../../common/InternalErrors.ts"
+import { tenantReach } from "../tenancy/CurrentReach.ts"
 
-/** SSE comment lines sent while waiting, so that proxies keep the connection open. */
-const HEARTBEAT = Duration.seconds(15)
 /** An item of a question as stored: prompts rendered (with where they came from), images as base64. */
 type StoredItem =
   | { readonly type: "text"; readonly text: string; readonly prompt?: { readonly id: string; readonly version: number; readonly payload: Readonly<Record<string, unknown>> } }
@@ -45,16 +44,12 @@ const notFound = (id: string) => new NotFound({ message: `No request '${id}'` })
 /** The PostgreSQL channel on which a stop reaches the instance generating the answer. */
 const STOP_CHANNEL = "gateway_stop"
 
-const frame = (event: string, data: unknown) => `event: ${event}\ndata: ${JSON.stringify(data)}\n\n`
-const encoder = new TextEncoder()
-
 /** The title of a conversation a request starts: the first words of its question. */
 const titleFrom = (text: string) => {
   const words = text.replace(/\s+/g, " ").trim()
   return words.length === 0 ? "New conversation" : words.length <= 60 ? words : `${words.slice(0, 57).replace(/\s\S*$/, "")}…`
 }
 
-/** The media type of base64 image data, from its first bytes. */
 /** The image types language models take. */
 const IMAGE_TYPES = new Set(["image/png", "image/jpeg", "image/gif", "image/webp"])
 
@@ -168,7 +163,7 @@ export class Requests extends Effect.Service<Requests>()("gateway/Requests", {
             asked.push({ type: "text", text: item.value })
             continue
           }
-          const rendered = yield* prompts.renderForRequest(principal.tenantId, item.value, item.version, item.payload ?? {}, { tenantId: principal.tenantId, userId: principal.userId })
+          const rendered = yield* prompts.renderForRequest(item.value, item.version, item.payload ?? {})
           used.push({ promptId: item.value, version: rendered.version })
           promptLlm ??= rendered.llm
           parts.push({ type: "text", text: rendered.text })
@@ -180,7 +175,6 @@ export class Requests extends Effect.Service<Requests>()("gateway/Requests", {
         const providerId = query.provider ?? promptLlm?.providerId
         const promptModel = query.provider === undefined || query.provider === promptLlm?.providerId ? promptLlm?.model : undefined
         const chosen = yield* llm.choose(
-          principal.tenantId,
           { providerId, model: query.model ?? promptModel, parameters: { temperature: promptLlm?.temperature, topP: promptLlm?.topP, maxTokens: promptLlm?.maxTokens } },
           items.some((i) => i.type === "image")
         )
@@ -190,7 +184,7 @@ export class Requests extends Effect.Service<Requests>()("gateway/Requests", {
         const tenantId = principal.tenantId
         // A follow-up reads its conversation and history (after this process's pending records);
         // a new conversation is only recorded: nothing is read or awaited before the model is asked.
-        const conversationId = followed === undefined ? randomUUID() : (yield* conversations.own(principal, followed)).id
+        const conversationId = followed === undefined ? randomUUID() : (yield* conversations.get(followed)).id
         const earlier = followed === undefined ? [] : yield* history(principal, conversationId, how.replacing)
         if (followed === undefined) {
           yield* recorder.conversationStarted(tenantId, conversationId, principal.userId, titleFrom(asked.find((p) => p.type === "text")?.text ?? ""), at)
@@ -250,7 +244,7 @@ export class Requests extends Effect.Service<Requests>()("gateway/Requests", {
      * Runs `effect` as the conversation's generation, in a fiber of its own that a stop interrupts;
      * its exit (interrupted when stopped). A child of the caller's fiber: it ends with it too.
      */
-    const generation = <A, E>(key: string, effect: Effect.Effect<A, E>) =>
+    const generation = <A, E, R>(key: string, effect: Effect.Effect<A, E, R>) =>
       Effect.gen(function*() {
         const fiber = yield* Effect.fork(effect)
         running.set(key, fiber)
@@ -274,7 +268,7 @@ export class Requests extends Effect.Service<Requests>()("gateway/Requests", {
     /** The last request of the conversation, as a body that asks it again (prompts already rendered). */
     const lastRequest = (principal: Principal, conversationId: string) =>
       Effect.gen(function*() {
-        yield* conversations.own(principal, conversationId)
+        yield* conversations.get(conversationId)
         const rows = yield* sql<{ id: string; inputs: unknown; providerId: string | null; model: string | null }>`SELECT id, inputs, provider_id, model FROM llm_requests
           WHERE tenant_id = ${principal.tenantId} AND conversation_id = ${conversationId} ORDER BY created_at DESC, id DESC LIMIT 1`.pipe(Effect.orDie)
         const last = rows[0]
@@ -295,65 +289,28 @@ export class Requests extends Effect.Service<Requests>()("gateway/Requests", {
         }
       })
 
-    // Readers of the records see this process's pending ones first (RequestRecorder).
-    const reads = afterRecords("Requests", recorder.settled, {
-      get: own,
-
-      /** A conversation's requests oldest first; without a conversation (admin views) the reach's newest first. */
-      list: (reach: Reach, conversationId: string | undefined, page: number, size: number) =>
-        Effect.gen(function*() {
-          if (conversationId !== undefined) yield* conversations.own(reach, conversationId)
-          const filter = conversationId === undefined ? reachFilter(sql, reach) : sql`${reachFilter(sql, reach)} AND conversation_id = ${conversationId}`
-          const order = conversationId === undefined ? sql`created_at DESC, id DESC` : sql`created_at, id`
-          const [{ total }] = (yield* sql<{ total: number }>`SELECT count(*)::int AS total FROM llm_requests WHERE ${filter}`.pipe(Effect.orDie)) as ReadonlyArray<{ total: number }>
-          const rows = yield* sql`SELECT ${columns} FROM llm_requests WHERE ${filter} ORDER BY ${order} LIMIT ${size} OFFSET ${page * size}`.pipe(
-            Effect.flatMap(Schema.decodeUnknown(Schema.Array(Row))),
-            Effect.orDie
-          )
-          return pageOf(rows.map(toRecord), page, size, total)
-        }),
-
-      remove: (reach: Reach, id: string) =>
-        own(reach, id).pipe(Effect.zipRight(sql`DELETE FROM llm_requests WHERE ${reachFilter(sql, reach)} AND id = ${id}`.pipe(Effect.orDie)), Effect.asVoid),
-
-      feedback: (principal: Principal, id: string, feedback: "GOOD" | "BAD") =>
-        sql`UPDATE llm_requests SET feedback = ${feedback} WHERE ${reachFilter(sql, principal)} AND id = ${id} RETURNING ${columns}`.pipe(
+    /** A conversation's requests oldest first; without a conversation (admin views) the reach's newest first. */
+    const listIn = (reach: Reach, conversationId: string | undefined, page: number, size: number) =>
+      Effect.gen(function*() {
+        const filter = conversationId === undefined ? reachFilter(sql, reach) : sql`${reachFilter(sql, reach)} AND conversation_id = ${conversationId}`
+        const order = conversationId === undefined ? sql`created_at DESC, id DESC` : sql`created_at, id`
+        const [{ total }] = (yield* sql<{ total: number }>`SELECT count(*)::int AS total FROM llm_requests WHERE ${filter}`.pipe(Effect.orDie)) as ReadonlyArray<{ total: number }>
+        const rows = yield* sql`SELECT ${columns} FROM llm_requests WHERE ${filter} ORDER BY ${order} LIMIT ${size} OFFSET ${page * size}`.pipe(
           Effect.flatMap(Schema.decodeUnknown(Schema.Array(Row))),
-          Effect.orDie,
-          Effect.flatMap(([row]) => (row ? Effect.succeed(toRecord(row)) : Effect.fail(notFound(id))))
-        ),
+          Effect.orDie
+        )
+        return pageOf(rows.map(toRecord), page, size, total)
+      })
 
-      /** Stops the generation in progress in the conversation, here or in another instance; false when there is none. */
-      stop: (principal: Principal, conversationId: string) =>
-        conversations.own(principal, conversationId).pipe(
-          Effect.flatMap(() => {
-            const key = runningKey(principal.tenantId, conversationId)
-            const current = running.get(key)
-            if (current) return Fiber.interrupt(current).pipe(Effect.as(true))
-            if (Option.isNone(pg)) return Effect.succeed(false)
-            return sql`SELECT 1 FROM llm_requests WHERE tenant_id = ${principal.tenantId} AND conversation_id = ${conversationId} AND status = 'RUNNING' LIMIT 1`.pipe(
-              // pg_notify, not PgClient.notify: on this Effect line it sends `NOTIFY channel, $1`, which PostgreSQL refuses
-              // (fixed only in Effect 4, Effect-TS/effect-smol#1835).
-              Effect.flatMap((rows) => (rows.length === 0 ? Effect.succeed(false) : sql`SELECT pg_notify(${STOP_CHANNEL}, ${key})`.pipe(Effect.as(true)))),
-              Effect.orDie
-            )
-          })
-        ),
-
-      /** POST /requests/retry: the conversation's last question answered again, as a new request. */
-      retry: (principal: Principal, conversationId: string, query: RequestQuery) =>
-        lastRequest(principal, conversationId).pipe(Effect.flatMap((last) => ask(principal, last.body, retryQuery(query, last), last.replacing))),
-
-      retryStreaming: (principal: Principal, conversationId: string, query: RequestQuery) =>
-        lastRequest(principal, conversationId).pipe(Effect.flatMap((last) => askStreaming(principal, last.body, retryQuery(query, last), last.replacing)))
-    })
+    const remove = (reach: Reach, id: string) =>
+      own(reach, id).pipe(Effect.zipRight(sql`DELETE FROM llm_requests WHERE ${reachFilter(sql, reach)} AND id = ${id}`.pipe(Effect.orDie)), Effect.asVoid)
 
     /** POST /requests: the whole answer. */
-    const ask = (principal: Principal, body: RequestBody, query: RequestQuery, replacing?: string) =>
+    const answer = (principal: Principal, body: RequestBody, query: RequestQuery, replacing?: string) =>
       Effect.gen(function*() {
         const prepared = yield* prepare(principal, body, query, { streamed: false, replacing })
         const started = Date.now()
-        const exit = yield* generation(runningKey(principal.tenantId, prepared.conversationId), llm.generate(principal.tenantId, prepared.chosen, prepared.prompt, prepared.needsVision)).pipe(
+        const exit = yield* generation(runningKey(principal.tenantId, prepared.conversationId), llm.generate(prepared.chosen, prepared.prompt, prepared.needsVision)).pipe(
           // The client went away (or the server is stopping): the upstream call is cancelled, and the record must not stay RUNNING.
           Effect.onInterrupt(() => finish(principal, prepared, { status: "STOPPED", response: "", latencyMs: Date.now() - started }))
         )
@@ -368,8 +325,8 @@ export class Requests extends Effect.Service<Requests>()("gateway/Requests", {
         return yield* Effect.failCause(exit.cause)
       })
 
-    /** POST /requests/stream: server-sent events `start`, `delta`…, `usage`, `done` (or `error`); see docs/gateway-requests.md. */
-    const askStreaming = (principal: Principal, body: RequestBody, query: RequestQuery, replacing?: string) =>
+    /** POST /requests/stream: the answer as GenerationEvents, which the handler sends as server-sent events. */
+    const answerStreamed = (principal: Principal, body: RequestBody, query: RequestQuery, replacing?: string) =>
       Effect.gen(function*() {
         const prepared = yield* prepare(principal, body, query, { streamed: true, replacing })
         const key = runningKey(principal.tenantId, prepared.conversationId)
@@ -385,26 +342,29 @@ export class Requests extends Effect.Service<Requests>()("gateway/Requests", {
           firstTokenMs,
           ...(errorMessage ? { errorMessage } : {})
         })
-        // One producer fiber writes the events into the response as the provider's parts arrive (a
-        // tower of stream operators cost several times the CPU); the response's end stops it.
-        return Stream.asyncPush<Uint8Array>((emit) => {
-          const send = (events: string) => emit.single(encoder.encode(events))
-          send(frame("start", { requestId: prepared.id, conversationId: prepared.conversationId, provider: prepared.chosen.config.id, model: prepared.chosen.model }))
-          const answer = streamParts(prepared.chosen, prepared.prompt).pipe(
+        // One producer fiber pushes the events as the provider's parts arrive (a tower of stream
+        // operators cost several times the CPU); the end of the stream's consumer stops it.
+        return Stream.asyncPush<GenerationEvent>((emit) => {
+          emit.single({
+            event: "start",
+            data: { requestId: prepared.id, conversationId: prepared.conversationId, provider: prepared.chosen.config.id, model: prepared.chosen.model }
+          })
+          const generated = streamParts(prepared.chosen, prepared.prompt).pipe(
             Stream.runForEachChunk((parts) =>
               Effect.sync(() => {
-                let events = ""
+                // The events of the parts that arrived together leave together.
+                const events: Array<GenerationEvent> = []
                 for (const part of parts) {
                   if (part.type === "text-delta") {
                     text += part.delta
                     firstTokenMs ??= Date.now() - started
-                    events += frame("delta", { text: part.delta })
+                    events.push({ event: "delta", data: { text: part.delta } })
                   } else if (part.type === "finish") {
                     usage = { inputTokens: part.usage.inputTokens, outputTokens: part.usage.outputTokens }
-                    events += frame("usage", usage)
+                    events.push({ event: "usage", data: usage })
                   }
                 }
-                if (events !== "") send(events)
+                if (events.length > 0) emit.array(events)
               })
             )
           )
@@ -412,31 +372,104 @@ export class Requests extends Effect.Service<Requests>()("gateway/Requests", {
           let recorded = false
           const record = (result: Outcome) => Effect.suspend(() => ((recorded = true), finish(principal, prepared, result)))
           const respond = Effect.gen(function*() {
-            const exit = yield* generation(key, answer)
+            const exit = yield* generation(key, generated)
             if (Exit.isSuccess(exit) || Exit.isInterrupted(exit)) {
               const status = Exit.isSuccess(exit) ? "COMPLETED" as const : "STOPPED" as const
               yield* record(outcome(status))
-              send(frame("done", { requestId: prepared.id, conversationId: prepared.conversationId, status, latencyMs: Date.now() - started }))
+              emit.single({ event: "done", data: { requestId: prepared.id, conversationId: prepared.conversationId, status, latencyMs: Date.now() - started } })
             } else {
               const error = yield* errorOf(prepared.chosen, exit.cause)
               yield* record(outcome("FAILED", error.message))
-              send(frame("error", error))
+              emit.single({ event: "error", data: error })
             }
             emit.end()
           }).pipe(
             // A client that goes away stops the generation: the partial answer is kept, marked STOPPED.
             Effect.onInterrupt(() => Effect.suspend(() => (recorded ? Effect.void : record(outcome("STOPPED")))))
           )
-          const heartbeat = Effect.sync(() => send(": heartbeat\n\n")).pipe(Effect.delay(HEARTBEAT), Effect.forever)
-          return Effect.all([Effect.forkScoped(respond), Effect.forkScoped(heartbeat)])
+          return Effect.forkScoped(respond)
         })
       })
 
-    const service = { ...reads, ask, askStreaming }
-    return service
+    // The caller's own requests, and the admin views of the tenant's (`InTenant`). Readers of the
+    // records see this process's pending ones first (RequestRecorder).
+    const reads = afterRecords("Requests", recorder.settled, {
+      get: (id: string) => Effect.flatMap(CurrentPrincipal, (principal) => own(principal, id)),
+
+      /** A conversation's requests, oldest first. */
+      list: ({ conversation, page, size }: { readonly conversation: string; readonly page: number; readonly size: number }) =>
+        Effect.gen(function*() {
+          yield* conversations.get(conversation)
+          return yield* listIn(yield* CurrentPrincipal, conversation, page, size)
+        }),
+
+      remove: (id: string) => Effect.flatMap(CurrentPrincipal, (principal) => remove(principal, id)),
+
+      feedback: (id: string, feedback: "GOOD" | "BAD") =>
+        Effect.flatMap(CurrentPrincipal, (principal) =>
+          sql`UPDATE llm_requests SET feedback = ${feedback} WHERE ${reachFilter(sql, principal)} AND id = ${id} RETURNING ${columns}`.pipe(
+            Effect.flatMap(Schema.decodeUnknown(Schema.Array(Row))),
+            Effect.orDie,
+            Effect.flatMap(([row]) => (row ? Effect.succeed(toRecord(row)) : Effect.fail(notFound(id))))
+          )),
+
+      /** Stops the generation in progress in the conversation, here or in another instance; false when there is none. */
+      stop: (conversationId: string) =>
+        Effect.gen(function*() {
+          yield* conversations.get(conversationId)
+          const { tenantId } = yield* CurrentPrincipal
+          const key = runningKey(tenantId, conversationId)
+          const current = running.get(key)
+          if (current) return yield* Fiber.interrupt(current).pipe(Effect.as(true))
+          if (Option.isNone(pg)) return false
+          return yield* sql`SELECT 1 FROM llm_requests WHERE tenant_id = ${tenantId} AND conversation_id = ${conversationId} AND status = 'RUNNING' LIMIT 1`.pipe(
+            // pg_notify, not PgClient.notify: on this Effect line it sends `NOTIFY channel, $1`, which PostgreSQL refuses
+            // (fixed only in Effect 4, Effect-TS/effect-smol#1835).
+            Effect.flatMap((rows) => (rows.length === 0 ? Effect.succeed(false) : sql`SELECT pg_notify(${STOP_CHANNEL}, ${key})`.pipe(Effect.as(true)))),
+            Effect.orDie
+          )
+        }),
+
+      /** POST /requests/retry: the conversation's last question answered again, as a new request. */
+      retry: (conversationId: string, query: RequestQuery) =>
+        Effect.gen(function*() {
+          const principal = yield* CurrentPrincipal
+          const last = yield* lastRequest(principal, conversationId)
+          return yield* answer(principal, last.body, retryQuery(query, last), last.replacing)
+        }),
+
+      retryStreaming: (conversationId: string, query: RequestQuery) =>
+        Effect.gen(function*() {
+          const principal = yield* CurrentPrincipal
+          const last = yield* lastRequest(principal, conversationId)
+          return yield* answerStreamed(principal, last.body, retryQuery(query, last), last.replacing)
+        }),
+
+      getInTenant: (id: string) => Effect.flatMap(tenantReach(), (reach) => own(reach, id)),
+
+      /** The tenant's requests (or those of `userId`) newest first, or one of its conversations' oldest first. */
+      listInTenant: (
+        { conversation, page, size, userId }: { readonly conversation?: string | undefined; readonly userId?: string | undefined; readonly page: number; readonly size: number }
+      ) =>
+        Effect.gen(function*() {
+          if (conversation !== undefined) yield* conversations.getInTenant(conversation, userId)
+          return yield* listIn(yield* tenantReach(userId), conversation, page, size)
+        }),
+
+      removeInTenant: (id: string) => Effect.flatMap(tenantReach(), (reach) => remove(reach, id))
+    })
+
+    return {
+      ...reads,
+      ask: Effect.fn("Requests.ask")((body: RequestBody, query: RequestQuery) => Effect.flatMap(CurrentPrincipal, (principal) => answer(principal, body, query))),
+      askStreaming: Effect.fn("Requests.askStreaming")((body: RequestBody, query: RequestQuery) =>
+        Effect.flatMap(CurrentPrincipal, (principal) => answerStreamed(principal, body, query))
+      )
+    }
 
     function streamParts(chosen: ChosenModel, prompt: ReadonlyArray<Prompt.MessageEncoded>) {
       return llm.stream(chosen, prompt).pipe(Stream.mapError((error) => (error._tag === "MalformedInput" ? new InternalError({ message: error.message }) : error)))
     }
-  })
+  }),
+  dependencies: [Llm.Default, Prompts.Default, Conversations.Default, RequestRecorder.Default]
 }) {}

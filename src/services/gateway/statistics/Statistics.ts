@@ -21,10 +21,11 @@ import {
   UserStatistics
 } from "../../../schemas/gateway/Statistics.ts"
 import type { PageParams } from "../../../schemas/gateway/Conversations.ts"
-import type { Reach } from "../../../schemas/gateway/Tenancy.ts"
+import { CurrentPrincipal, type Reach } from "../../../schemas/gateway/Tenancy.ts"
 import { Conversations } from "../conversations/Conversations.ts"
 import { isoUtc, pageOf, reachFilter } from "../../common/sql/Fragments.ts"
 import { afterRecords, RequestRecorder } from "../records/RequestRecorder.ts"
+import { currentTenant, tenantReach } from "../tenancy/CurrentReach.ts"
 
 /** Buckets of a time series when the window is not given, ending now. */
 const DEFAULT_BUCKETS: Record<Interval, number> = { HOUR: 48, DAY: 30, WEEK: 26, MONTH: 12 }
@@ -108,7 +109,7 @@ export class Statistics extends Effect.Service<Statistics>()("gateway/Statistics
         WHERE u.tenant_id = ${tenantId} GROUP BY u.prompt_id`
 
     /** One user's figures (zeros for a user with no activity). */
-    const user = (tenantId: string, userId: string) =>
+    const figuresOf = (tenantId: string, userId: string) =>
       userRows({ tenantId, userId }, 1, 0).pipe(
         Effect.map(([row]) => {
           if (row === undefined) {
@@ -132,23 +133,30 @@ export class Statistics extends Effect.Service<Statistics>()("gateway/Statistics
         })
       )
 
-    // Every figure counts this process's pending records too (RequestRecorder).
+    // Figures of the current principal's tenant (the caller's own for `user`). Every figure counts
+    // this process's pending records too (RequestRecorder).
     return afterRecords("Statistics", recorder.settled, {
-      /** Figures of every user of the reach (the tenant, or one user). */
-      users: (reach: Reach, page: number, size: number) =>
-        userRows(reach, size, page * size).pipe(
-          Effect.map((rows) => pageOf(rows.map(({ total: _total, ...row }) => new UserStatistics(row)), page, size, rows[0]?.total ?? 0))
-        ),
-      user,
+      /** Figures of every user of the tenant. */
+      users: (page: number, size: number) =>
+        Effect.gen(function*() {
+          const rows = yield* userRows(yield* tenantReach(), size, page * size)
+          return pageOf(rows.map(({ total: _total, ...row }) => new UserStatistics(row)), page, size, rows[0]?.total ?? 0)
+        }),
+
+      /** The caller's own figures. */
+      user: () => Effect.flatMap(CurrentPrincipal, (principal) => figuresOf(principal.tenantId, principal.userId)),
 
       /** A user's figures and a page of their conversations, most recent first. */
-      activity: (tenantId: string, userId: string, page: PageParams) =>
-        Effect.all({ statistics: user(tenantId, userId), conversations: conversations.list({ tenantId, userId }, page) }).pipe(
-          Effect.map((activity) => new UserActivity({ userId, ...activity }))
-        ),
-
-      global: (tenantId: string, timeWindow: TimeWindow) =>
+      activity: (userId: string, page: PageParams) =>
         Effect.gen(function*() {
+          const tenantId = yield* currentTenant
+          const activity = yield* Effect.all({ statistics: figuresOf(tenantId, userId), conversations: conversations.listInTenant({ ...page, userId }) })
+          return new UserActivity({ userId, ...activity })
+        }),
+
+      global: (timeWindow: TimeWindow) =>
+        Effect.gen(function*() {
+          const tenantId = yield* currentTenant
           yield* checkWindow(timeWindow)
           const [row] = yield* sql`SELECT ${activityColumns}, count(DISTINCT user_id)::int AS users,
               (avg(first_token_ms) FILTER (WHERE first_token_ms IS NOT NULL))::float8 AS average_first_token_ms,
@@ -168,8 +176,9 @@ export class Statistics extends Effect.Service<Statistics>()("gateway/Statistics
           return new GlobalStatistics({ from: isoOf(timeWindow.from), to: isoOf(timeWindow.to), ...row! })
         }),
 
-      timeseries: (tenantId: string, interval: Interval, timeWindow: TimeWindow) =>
+      timeseries: (interval: Interval, timeWindow: TimeWindow) =>
         Effect.gen(function*() {
+          const tenantId = yield* currentTenant
           const to = timeWindow.to ?? DateTime.unsafeNow()
           const part = interval === "HOUR" ? "hour" : interval === "DAY" ? "day" : interval === "WEEK" ? "week" : "month"
           // By default the last buckets up to now, the current one included: whole buckets only.
@@ -199,8 +208,8 @@ export class Statistics extends Effect.Service<Statistics>()("gateway/Statistics
           return new Timeseries({ interval, from: DateTime.formatIso(from), to: DateTime.formatIso(to), points })
         }),
 
-      llmDistribution: (tenantId: string, timeWindow: TimeWindow) =>
-        checkWindow(timeWindow).pipe(Effect.zipRight(sql`SELECT provider_id AS provider, model, count(*)::int AS requests,
+      llmDistribution: (timeWindow: TimeWindow) =>
+        checkWindow(timeWindow).pipe(Effect.zipRight(currentTenant), Effect.flatMap((tenantId) => sql`SELECT provider_id AS provider, model, count(*)::int AS requests,
             COALESCE(sum(input_tokens), 0)::int AS input_tokens, COALESCE(sum(output_tokens), 0)::int AS output_tokens,
             (avg(latency_ms) FILTER (WHERE status = 'COMPLETED'))::float8 AS average_latency_ms
           FROM llm_requests WHERE tenant_id = ${tenantId} AND ${inWindow(timeWindow, "created_at")}
@@ -220,8 +229,9 @@ export class Statistics extends Effect.Service<Statistics>()("gateway/Statistics
           })
         ))),
 
-      featureAdoption: (tenantId: string, timeWindow: TimeWindow) =>
+      featureAdoption: (timeWindow: TimeWindow) =>
         Effect.gen(function*() {
+          const tenantId = yield* currentTenant
           yield* checkWindow(timeWindow)
           const requests = sql`SELECT user_id, created_at, streamed, used_prompt, has_image, is_retry, feedback IS NOT NULL AS gave_feedback,
               row_number() OVER (PARTITION BY conversation_id ORDER BY created_at, id) > 1 AS follow_up
@@ -248,14 +258,15 @@ export class Statistics extends Effect.Service<Statistics>()("gateway/Statistics
           return new FeatureAdoption({ from: isoOf(timeWindow.from), to: isoOf(timeWindow.to), activeUsers, features })
         }),
 
-      topPromptsTimeSaved: (tenantId: string, limit: number) =>
-        sql`SELECT saved.prompt_id, saved.uses, saved.time_saved_seconds,
+      topPromptsTimeSaved: (limit: number) =>
+        Effect.flatMap(currentTenant, (tenantId) => sql`SELECT saved.prompt_id, saved.uses, saved.time_saved_seconds,
             (SELECT name FROM prompt_versions p WHERE p.tenant_id = ${tenantId} AND p.prompt_id = saved.prompt_id AND p.state = 'published') AS name
           FROM (${timeSavedSql(tenantId)}) AS saved
           ORDER BY saved.time_saved_seconds DESC, saved.uses DESC, saved.prompt_id LIMIT ${limit}`.pipe(
           Effect.flatMap(Schema.decodeUnknown(Schema.Array(PromptTimeSaved))),
           Effect.orDie
-        )
+        ))
     })
-  })
+  }),
+  dependencies: [Conversations.Default, RequestRecorder.Default]
 }) {}

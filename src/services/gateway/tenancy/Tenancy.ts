@@ -71,10 +71,11 @@ export class Tenancy extends Effect.Service<Tenancy>()("gateway/Tenancy", {
       mode: config.mode,
       adminRole: config.adminRole,
       roleSecurity: config.roleSecurity,
-      resolve: (headers: Headers) =>
+      resolve: Effect.fn("Tenancy.resolve")((headers: Headers) =>
         config.mode === "jwt"
           ? fromToken(headers)
           : principal(headers[config.tenantHeader]?.trim(), headers[config.userHeader]?.trim(), rolesFrom(headers[config.rolesHeader]))
+      )
     }
   })
 }) {}
