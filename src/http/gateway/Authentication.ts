@@ -47,6 +47,7 @@ type IdentityConfig = Pick<typeof TenancyConfig extends Config.Config<infer A> ?
  * The OpenAPI description of how callers identify themselves (trusted headers by their configured
  * names, or a bearer token), on every /api operation: the explorer then asks for them and sends them.
  */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- the shape OpenApi.Transform takes and gives
 export const documentIdentity = (config: IdentityConfig) => (spec: Record<string, any>): Record<string, any> => {
   const schemes = config.mode === "jwt"
     ? { bearer: { type: "http", scheme: "bearer", bearerFormat: "JWT" } }
@@ -60,7 +61,7 @@ export const documentIdentity = (config: IdentityConfig) => (spec: Record<string
     Object.entries(spec.paths ?? {}).map(([path, operations]) => [
       path,
       path.startsWith("/api/")
-        ? Object.fromEntries(Object.entries(operations as Record<string, any>).map(([method, operation]) => [method, { ...operation, security: requirement }]))
+        ? Object.fromEntries(Object.entries(operations as Record<string, object>).map(([method, operation]) => [method, { ...operation, security: requirement }]))
         : operations
     ])
   )

@@ -21,6 +21,7 @@ export class InternalError extends Schema.TaggedError<InternalError>()("INTERNAL
 export const ErrorBody = Schema.Struct({ code: Schema.String, message: Schema.String, status: Schema.Number })
 export type ErrorBody = typeof ErrorBody.Type
 
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- any encoded side: each class encodes its own way
 type ErrorClass<A extends { readonly _tag: string; readonly message: string }> = Schema.Schema<A, any, never> & (new(props: { readonly message: string }) => A)
 
 /** An error as the HttpApi declares it: the class on the inside, `{code, message, status}` on the wire. */

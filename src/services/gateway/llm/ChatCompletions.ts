@@ -395,7 +395,8 @@ export const make = (options: Options): Effect.Effect<LanguageModel.Service, nev
               for (const piece of bytes) parser.feed(decoder.decode(piece, { stream: true }))
               const parts: Array<Response.StreamPartEncoded> = []
               for (const data of events) {
-                if (done ||= data.trim() === "[DONE]") continue
+                done ||= data.trim() === "[DONE]"
+                if (done) continue
                 const failure = toParts(data, parts)
                 if (failure !== undefined) return Effect.fail(failure)
               }

@@ -391,6 +391,7 @@ export class RequestRecorder extends Effect.Service<RequestRecorder>()("gateway/
   })
 }) {}
 
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- any method of any service: parameters are contravariant, unknown would admit none
 type Methods = { readonly [name: string]: (...args: ReadonlyArray<any>) => Effect.Effect<any, any, any> }
 type AfterRecords<S extends Methods> = {
   readonly [K in keyof S]: S[K] extends (...args: infer P) => Effect.Effect<infer A, infer E, infer R> ? (...args: P) => Effect.Effect<A, E | InternalError, R> : never
