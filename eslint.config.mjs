@@ -40,7 +40,11 @@ export default tseslint.config(
       }],
       // Control characters in patterns are deliberate here: the code finds them to refuse or strip them.
       "no-control-regex": "off",
-      "@typescript-eslint/no-unused-vars": ["error", { argsIgnorePattern: "^_", varsIgnorePattern: "^_", caughtErrors: "none" }]
+      "@typescript-eslint/no-unused-vars": ["error", {
+        argsIgnorePattern: "^_",
+        varsIgnorePattern: "^_",
+        caughtErrors: "none"
+      }]
     }
   },
   {

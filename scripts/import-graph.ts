@@ -30,15 +30,20 @@ export const folderOf = (file: string) => {
 }
 
 /** `import … from "./x"`, `export … from "./x"`, `import "./x"` and `import("./x")`. */
-const IMPORT = /(?:^|\n)\s*(?:import|export)\s[^"']*?from\s*["'](\.{1,2}\/[^"']+)["']|(?:^|\n)\s*import\s*["'](\.{1,2}\/[^"']+)["']|import\(\s*["'](\.{1,2}\/[^"']+)["']\s*\)/g
+const IMPORT =
+  /(?:^|\n)\s*(?:import|export)\s[^"']*?from\s*["'](\.{1,2}\/[^"']+)["']|(?:^|\n)\s*import\s*["'](\.{1,2}\/[^"']+)["']|import\(\s*["'](\.{1,2}\/[^"']+)["']\s*\)/g
 
 /** Each file's relative imports, resolved to repository paths. */
 export const fileImports = (): Map<string, Array<string>> =>
-  new Map(sourceFiles("src").map((file) => {
-    const text = readFileSync(path.join(root, file), "utf8")
-    const targets = [...text.matchAll(IMPORT)].map((m) => path.normalize(path.join(path.dirname(file), m[1] ?? m[2] ?? m[3]!)))
-    return [file, targets]
-  }))
+  new Map(
+    sourceFiles("src").map((file) => {
+      const text = readFileSync(path.join(root, file), "utf8")
+      const targets = [...text.matchAll(IMPORT)].map((m) =>
+        path.normalize(path.join(path.dirname(file), m[1] ?? m[2] ?? m[3]!))
+      )
+      return [file, targets]
+    })
+  )
 
 /** Folder → the folders it imports (itself left out), with the files that make each arrow. */
 export const folderGraph = () => {
@@ -84,7 +89,9 @@ export const mermaid = (graph = folderGraph()) => {
   const lines = ["flowchart TD"]
   for (const service of ["broker", "gateway"]) {
     lines.push(`  subgraph ${service}`)
-    for (const folder of folders.filter((f) => f.startsWith(`src/services/${service}/`))) lines.push(`    ${id(folder)}[${label(folder)}]`)
+    for (const folder of folders.filter((f) => f.startsWith(`src/services/${service}/`))) {
+      lines.push(`    ${id(folder)}[${label(folder)}]`)
+    }
     lines.push("  end")
   }
   lines.push(`  ${id("src/services/common")}[common]`)

@@ -53,7 +53,11 @@ function installSystemPackages() {
   const names = missing.map((m) => m.pkg)
   const isRoot = typeof process.getuid === "function" && process.getuid() === 0
   if (!isRoot || !hasCommand("apt-get")) {
-    log(`missing system packages: ${names.join(" ")}; install them with your package manager (not root, or no apt-get here)`)
+    log(
+      `missing system packages: ${
+        names.join(" ")
+      }; install them with your package manager (not root, or no apt-get here)`
+    )
     return
   }
   log(`installing system packages: ${names.join(" ")}`)
@@ -62,9 +66,16 @@ function installSystemPackages() {
   const wait = ["-o", "DPkg::Lock::Timeout=600"]
   try {
     execFileSync("apt-get", [...wait, "update", "-qq"], { stdio: "inherit", env })
-    execFileSync("apt-get", [...wait, "install", "-y", "-qq", "--no-install-recommends", ...names], { stdio: "inherit", env })
+    execFileSync("apt-get", [...wait, "install", "-y", "-qq", "--no-install-recommends", ...names], {
+      stdio: "inherit",
+      env
+    })
   } catch (error) {
-    console.error(`[setup] could not install ${names.join(" ")} with apt-get (${error.message.split("\n")[0]}); install them yourself, or run npm start again once apt is free`)
+    console.error(
+      `[setup] could not install ${names.join(" ")} with apt-get (${
+        error.message.split("\n")[0]
+      }); install them yourself, or run npm start again once apt is free`
+    )
     process.exit(1)
   }
 }

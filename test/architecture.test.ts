@@ -18,7 +18,9 @@ describe("architecture", () => {
   it("the engine, the registry and the shared folder stand on nothing of the features", () => {
     const graph = folderGraph()
     for (const ground of ["src/services/broker/engine", "src/services/broker/registry", "src/services/common"]) {
-      const above = [...(graph.get(ground)?.keys() ?? [])].filter((to) => to.startsWith("src/services/") && to !== "src/services/common")
+      const above = [...(graph.get(ground)?.keys() ?? [])].filter((to) =>
+        to.startsWith("src/services/") && to !== "src/services/common"
+      )
       expect(above, ground).toEqual([])
     }
   })

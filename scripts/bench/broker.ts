@@ -16,7 +16,14 @@
 import { existsSync, mkdirSync, readFileSync, rmSync } from "node:fs"
 import { loadavg } from "node:os"
 import { join } from "node:path"
-import { type BrokerBenchResults, type BrokerMemory, type FreshUpload, type PageImageResult, renderBrokerMarkdown, type TextPositionResult } from "./broker/report.ts"
+import {
+  type BrokerBenchResults,
+  type BrokerMemory,
+  type FreshUpload,
+  type PageImageResult,
+  renderBrokerMarkdown,
+  type TextPositionResult
+} from "./broker/report.ts"
 import { getJson, getPageImage, type LayoutResult, type PageTextResult, pngWidth, upload } from "./lib/http.ts"
 import { hasGnuTime, processCpuMs, processMemory, reapedChildrenCpuMs, runTimed, threadCpuMs } from "./lib/proc.ts"
 import { QUIET_CORES, type QuietWait } from "./lib/quiet.ts"
@@ -70,7 +77,12 @@ const pooled = async <A>(count: number, concurrency: number, task: (index: numbe
 }
 
 /** Fresh upload of the 400-page file, then layout and page 0 requested at once, as a viewer does. */
-const freshLargeUpload = async (options: SectionOptions, broker: RunningService, label: string, waitForQuiet: Quiet): Promise<FreshUpload> => {
+const freshLargeUpload = async (
+  options: SectionOptions,
+  broker: RunningService,
+  label: string,
+  waitForQuiet: Quiet
+): Promise<FreshUpload> => {
   const bytes = readFileSync(corpusFile(options, LARGE_DOC))
   await waitForQuiet(`the 400-page upload (${label})`, broker)
   const phase = `upload-400p (${label})`
@@ -85,7 +97,11 @@ const freshLargeUpload = async (options: SectionOptions, broker: RunningService,
     throw new Error(`The layout lists ${layout.value.pageDimensionsList.length} pages, expected ${LARGE_PAGES}`)
   }
   broker.sampler.setPhase(`after upload-400p (${label})`)
-  options.log(`upload ${Math.round(up.ms)} ms, layout +${Math.round(layout.endedAt - up.endedAt)} ms, first image +${Math.round(image.endedAt - up.endedAt)} ms`)
+  options.log(
+    `upload ${Math.round(up.ms)} ms, layout +${Math.round(layout.endedAt - up.endedAt)} ms, first image +${
+      Math.round(image.endedAt - up.endedAt)
+    } ms`
+  )
   return {
     label,
     documentId: id,
@@ -113,7 +129,9 @@ const measurePageImages = async (options: SectionOptions, broker: RunningService
     const firstRequest = await getPageImage(broker.baseUrl, id, 0, CACHED_DESCRIPTOR, WIDTH)
     // Two throwaway renders: requests alternate between the workers, so both now hold the document open.
     const openRenders = [] as Array<number>
-    for (const w of [WIDTH + 20, WIDTH + 21]) openRenders.push((await getPageImage(broker.baseUrl, id, 0, `IM_${w}_0`, w)).ms)
+    for (const w of [WIDTH + 20, WIDTH + 21]) {
+      openRenders.push((await getPageImage(broker.baseUrl, id, 0, `IM_${w}_0`, w)).ms)
+    }
     const cached: Array<number> = []
     const freshRender: Array<number> = []
     // CPU time per run too (clock ticks of 10 ms): unlike wall time it hardly moves when other work shares the cores.
@@ -130,12 +148,40 @@ const measurePageImages = async (options: SectionOptions, broker: RunningService
     const mutoolOut = join(options.tmp, `mutool-${doc.key}.png`)
     for (let i = 1; i <= options.runs; i++) {
       // A width never asked before (1241..1249) misses both the memory and the disk cache.
-      freshRender.push((await withCpu(cpu.fresh, () => processCpuMs(serverPid), () => getPageImage(broker.baseUrl, id, 0, `IM_${WIDTH + i}_0`, WIDTH + i))).ms)
+      freshRender.push(
+        (await withCpu(
+          cpu.fresh,
+          () => processCpuMs(serverPid),
+          () => getPageImage(broker.baseUrl, id, 0, `IM_${WIDTH + i}_0`, WIDTH + i)
+        )).ms
+      )
       cached.push((await getPageImage(broker.baseUrl, id, 0, CACHED_DESCRIPTOR, WIDTH)).ms)
-      mutool.push((await withCpu(cpu.mutool, reapedChildrenCpuMs, () => runTimed("mutool", ["draw", "-q", "-o", mutoolOut, "-w", String(WIDTH), file, "1"]))).ms)
+      mutool.push(
+        (await withCpu(
+          cpu.mutool,
+          reapedChildrenCpuMs,
+          () => runTimed("mutool", ["draw", "-q", "-o", mutoolOut, "-w", String(WIDTH), file, "1"])
+        )).ms
+      )
       pdftoppm.push(
-        (await withCpu(cpu.pdftoppm, reapedChildrenCpuMs, () =>
-          runTimed("pdftoppm", ["-png", "-f", "1", "-l", "1", "-scale-to-x", String(WIDTH), "-scale-to-y", "-1", file, join(options.tmp, `pdftoppm-${doc.key}`)]))).ms
+        (await withCpu(
+          cpu.pdftoppm,
+          reapedChildrenCpuMs,
+          () =>
+            runTimed("pdftoppm", [
+              "-png",
+              "-f",
+              "1",
+              "-l",
+              "1",
+              "-scale-to-x",
+              String(WIDTH),
+              "-scale-to-y",
+              "-1",
+              file,
+              join(options.tmp, `pdftoppm-${doc.key}`)
+            ])
+        )).ms
       )
     }
     // The filter variant costs one more sharp stage; measured once per run for comparison.
@@ -155,14 +201,28 @@ const measurePageImages = async (options: SectionOptions, broker: RunningService
       pdftoppm: summarize(pdftoppm),
       mutoolPngWidth: pngWidth(readFileSync(mutoolOut)) ?? null,
       cpu: { fresh: summarize(cpu.fresh), mutool: summarize(cpu.mutool), pdftoppm: summarize(cpu.pdftoppm) },
-      raw: { cached, fresh: freshRender, mutool, pdftoppm, freshWithFilter: filtered, cpuFresh: cpu.fresh, cpuMutool: cpu.mutool, cpuPdftoppm: cpu.pdftoppm }
+      raw: {
+        cached,
+        fresh: freshRender,
+        mutool,
+        pdftoppm,
+        freshWithFilter: filtered,
+        cpuFresh: cpu.fresh,
+        cpuMutool: cpu.mutool,
+        cpuPdftoppm: cpu.pdftoppm
+      }
     })
   }
   return pageImages
 }
 
 /** 3. Text positions, cold (first request for the page), against pdftotext -bbox. */
-const measureTextPositions = async (options: SectionOptions, broker: RunningService, largeDocumentId: string, waitForQuiet: Quiet) => {
+const measureTextPositions = async (
+  options: SectionOptions,
+  broker: RunningService,
+  largeDocumentId: string,
+  waitForQuiet: Quiet
+) => {
   broker.sampler.setPhase("text positions")
   options.log("text positions")
   const textPositions: Array<TextPositionResult> = []
@@ -172,7 +232,12 @@ const measureTextPositions = async (options: SectionOptions, broker: RunningServ
   ]
   const ids = new Map<string, string>([[LARGE_DOC, largeDocumentId]])
   for (const t of textTargets) {
-    if (!ids.has(t.file)) ids.set(t.file, (await upload(broker.baseUrl, readFileSync(corpusFile(options, t.file)), { documentTitle: t.file })).value)
+    if (!ids.has(t.file)) {
+      ids.set(
+        t.file,
+        (await upload(broker.baseUrl, readFileSync(corpusFile(options, t.file)), { documentTitle: t.file })).value
+      )
+    }
   }
   await waitForQuiet("text positions", broker)
   for (const t of textTargets) {
@@ -181,9 +246,25 @@ const measureTextPositions = async (options: SectionOptions, broker: RunningServ
     const repeat = await getJson<PageTextResult>(broker.baseUrl, path)
     const runs: Array<number> = []
     for (let i = 0; i < options.runs; i++) {
-      runs.push((await runTimed("pdftotext", ["-bbox", "-f", String(t.page + 1), "-l", String(t.page + 1), corpusFile(options, t.file), join(options.tmp, "pdftotext.html")])).ms)
+      runs.push(
+        (await runTimed("pdftotext", [
+          "-bbox",
+          "-f",
+          String(t.page + 1),
+          "-l",
+          String(t.page + 1),
+          corpusFile(options, t.file),
+          join(options.tmp, "pdftotext.html")
+        ])).ms
+      )
     }
-    textPositions.push({ label: t.label, runs: cold.value.positionTextList.length, coldMs: cold.ms, repeatMs: repeat.ms, pdftotext: summarize(runs) })
+    textPositions.push({
+      label: t.label,
+      runs: cold.value.positionTextList.length,
+      coldMs: cold.ms,
+      repeatMs: repeat.ms,
+      pdftotext: summarize(runs)
+    })
   }
   return textPositions
 }
@@ -193,7 +274,12 @@ const measureTextPositions = async (options: SectionOptions, broker: RunningServ
  * after the broker, and their mean is the reference, so a drift in the machine's other load during
  * the run weighs on both sides alike.
  */
-const measureThroughput = async (options: BrokerBenchOptions, broker: RunningService, largeDocumentId: string, waitForQuiet: Quiet): Promise<BrokerBenchResults["throughput"]> => {
+const measureThroughput = async (
+  options: BrokerBenchOptions,
+  broker: RunningService,
+  largeDocumentId: string,
+  waitForQuiet: Quiet
+): Promise<BrokerBenchResults["throughput"]> => {
   const { log, throughputPages: pages, concurrency } = options
   const large = corpusFile(options, LARGE_DOC)
   const half = Math.floor(pages / 2)
@@ -204,13 +290,24 @@ const measureThroughput = async (options: BrokerBenchOptions, broker: RunningSer
     mkdirSync(dir, { recursive: true })
     const started = performance.now()
     const halves = await Promise.all([
-      runTimed("mutool", ["draw", "-q", "-o", join(dir, "a%d.png"), "-w", String(WIDTH), large, `1-${half}`], { cpu: true, timeoutMs: 600_000 }),
-      runTimed("mutool", ["draw", "-q", "-o", join(dir, "b%d.png"), "-w", String(WIDTH), large, `${half + 1}-${pages}`], { cpu: true, timeoutMs: 600_000 })
+      runTimed("mutool", ["draw", "-q", "-o", join(dir, "a%d.png"), "-w", String(WIDTH), large, `1-${half}`], {
+        cpu: true,
+        timeoutMs: 600_000
+      }),
+      runTimed(
+        "mutool",
+        ["draw", "-q", "-o", join(dir, "b%d.png"), "-w", String(WIDTH), large, `${half + 1}-${pages}`],
+        { cpu: true, timeoutMs: 600_000 }
+      )
     ])
     const wallMs = performance.now() - started
     rmSync(dir, { recursive: true, force: true })
     log(`mutool x2 (${label}): ${Math.round(wallMs)} ms`)
-    return { wallMs, cpuMs: halves.every((h) => h.cpuMs !== undefined) ? halves.reduce((sum, h) => sum + (h.cpuMs ?? 0), 0) : null, processMs: halves.map((h) => h.ms) }
+    return {
+      wallMs,
+      cpuMs: halves.every((h) => h.cpuMs !== undefined) ? halves.reduce((sum, h) => sum + (h.cpuMs ?? 0), 0) : null,
+      processMs: halves.map((h) => h.ms)
+    }
   }
   const mutoolBefore = await mutoolPair("before")
 
@@ -221,7 +318,11 @@ const measureThroughput = async (options: BrokerBenchOptions, broker: RunningSer
   const cpuBefore = processCpuMs(serverPid)
   const mainThreadCpuBefore = threadCpuMs(serverPid, serverPid)
   const started = performance.now()
-  const latencies = await pooled(pages, concurrency, async (page) => (await getPageImage(broker.baseUrl, largeDocumentId, page, CACHED_DESCRIPTOR, WIDTH)).ms)
+  const latencies = await pooled(
+    pages,
+    concurrency,
+    async (page) => (await getPageImage(broker.baseUrl, largeDocumentId, page, CACHED_DESCRIPTOR, WIDTH)).ms
+  )
   const brokerWallMs = performance.now() - started
   const brokerCpuMs = processCpuMs(serverPid) - cpuBefore
   const brokerMainThreadCpuMs = threadCpuMs(serverPid, serverPid) - mainThreadCpuBefore
@@ -240,16 +341,25 @@ const measureThroughput = async (options: BrokerBenchOptions, broker: RunningSer
     brokerLatency: summarize(latencies),
     mutoolWallMs,
     mutoolPagesPerSecond: pages / (mutoolWallMs / 1000),
-    mutoolCpuMs: mutoolBefore.cpuMs !== null && mutoolAfter.cpuMs !== null ? (mutoolBefore.cpuMs + mutoolAfter.cpuMs) / 2 : null,
+    mutoolCpuMs: mutoolBefore.cpuMs !== null && mutoolAfter.cpuMs !== null
+      ? (mutoolBefore.cpuMs + mutoolAfter.cpuMs) / 2
+      : null,
     mutoolRunsMs: [mutoolBefore.wallMs, mutoolAfter.wallMs],
     otherCoresDuringBroker: broker.sampler.cpuByPhase.get("throughput 400p")?.otherCores ?? Number.NaN,
-    otherCoresDuringMutool: ["before", "after"].map((l) => broker.sampler.cpuByPhase.get(`mutool 2x parallel (${l})`)?.otherCores ?? Number.NaN),
+    otherCoresDuringMutool: ["before", "after"].map((l) =>
+      broker.sampler.cpuByPhase.get(`mutool 2x parallel (${l})`)?.otherCores ?? Number.NaN
+    ),
     mutoolProcessMs: [...mutoolBefore.processMs, ...mutoolAfter.processMs]
   }
 }
 
 /** 5. What a stopped broker's sampler saw, with its RSS at ready and its own high-water mark. */
-const brokerMemory = (label: string, broker: RunningService, rssAtReadyKiB: number, serverHwmKiB: number): BrokerMemory => {
+const brokerMemory = (
+  label: string,
+  broker: RunningService,
+  rssAtReadyKiB: number,
+  serverHwmKiB: number
+): BrokerMemory => {
   const s = broker.sampler
   return {
     label,
@@ -267,7 +377,12 @@ const brokerMemory = (label: string, broker: RunningService, rssAtReadyKiB: numb
   }
 }
 
-const targetsOf = (pageImages: ReadonlyArray<PageImageResult>, fresh: ReadonlyArray<FreshUpload>, throughput: BrokerBenchResults["throughput"], main: BrokerMemory): Array<Target> => {
+const targetsOf = (
+  pageImages: ReadonlyArray<PageImageResult>,
+  fresh: ReadonlyArray<FreshUpload>,
+  throughput: BrokerBenchResults["throughput"],
+  main: BrokerMemory
+): Array<Target> => {
   const text = pageImages.find((p) => p.key === "text")!
   const layoutMedian = median(fresh.map((f) => f.layoutAfterUploadMs))
   const imageMedian = median(fresh.map((f) => f.firstImageAfterUploadMs))
@@ -276,29 +391,47 @@ const targetsOf = (pageImages: ReadonlyArray<PageImageResult>, fresh: ReadonlyAr
   return [
     {
       name: "Warm 1240 px text page (fresh render, open document) ≤ 1.0× mutool draw",
-      figure: `${Math.round(text.fresh.median)} ms vs ${Math.round(text.mutool.median)} ms = ${ratio(text.fresh.median, text.mutool.median).toFixed(2)}× ` +
-        `(CPU ${Math.round(text.cpu.fresh.median)} vs ${Math.round(text.cpu.mutool.median)} ms; from cache: ${ratio(text.cached.median, text.mutool.median).toFixed(2)}×)`,
+      figure:
+        `${Math.round(text.fresh.median)} ms vs ${Math.round(text.mutool.median)} ms = ${
+          ratio(text.fresh.median, text.mutool.median).toFixed(2)
+        }× ` +
+        `(CPU ${Math.round(text.cpu.fresh.median)} vs ${Math.round(text.cpu.mutool.median)} ms; from cache: ${
+          ratio(text.cached.median, text.mutool.median).toFixed(2)
+        }×)`,
       met: ratio(text.fresh.median, text.mutool.median) <= 1.0
     },
     {
       name: "400-page layout ≤ 100 ms after upload",
-      figure: `median ${Math.round(layoutMedian)} ms (${fresh.map((f) => Math.round(f.layoutAfterUploadMs)).join(", ")} ms over ${fresh.length} fresh uploads)`,
+      figure: `median ${Math.round(layoutMedian)} ms (${
+        fresh.map((f) => Math.round(f.layoutAfterUploadMs)).join(", ")
+      } ms over ${fresh.length} fresh uploads)`,
       met: layoutMedian <= 100
     },
     {
       name: "First page image ≤ 300 ms after upload",
-      figure: `median ${Math.round(imageMedian)} ms (${fresh.map((f) => Math.round(f.firstImageAfterUploadMs)).join(", ")} ms over ${fresh.length} fresh uploads)`,
+      figure: `median ${Math.round(imageMedian)} ms (${
+        fresh.map((f) => Math.round(f.firstImageAfterUploadMs)).join(", ")
+      } ms over ${fresh.length} fresh uploads)`,
       met: imageMedian <= 300
     },
     {
       name: "Pages/s over 400 pages ≥ 1.0× two mutool draw processes",
-      figure: `${throughput.brokerPagesPerSecond.toFixed(2)} vs ${throughput.mutoolPagesPerSecond.toFixed(2)} pages/s = ${throughputRatio.toFixed(2)}×` +
-        (throughput.mutoolCpuMs === null ? "" : ` (CPU per page ${Math.round(throughput.brokerCpuMs / throughput.pages)} vs ${Math.round(throughput.mutoolCpuMs / throughput.pages)} ms)`),
+      figure:
+        `${throughput.brokerPagesPerSecond.toFixed(2)} vs ${throughput.mutoolPagesPerSecond.toFixed(2)} pages/s = ${
+          throughputRatio.toFixed(2)
+        }×` +
+        (throughput.mutoolCpuMs === null
+          ? ""
+          : ` (CPU per page ${Math.round(throughput.brokerCpuMs / throughput.pages)} vs ${
+            Math.round(throughput.mutoolCpuMs / throughput.pages)
+          } ms)`),
       met: throughputRatio >= 1.0
     },
     {
       name: "Peak RSS ≤ 1 GB (broker server process, worker threads included)",
-      figure: `${Math.round(peakKiB / 1024)} MiB (VmHWM); whole process tree peak ${Math.round(main.peakTreeRssKiB / 1024)} MiB; ${Math.round(main.rssAtReadyKiB / 1024)} MiB already at ready`,
+      figure: `${Math.round(peakKiB / 1024)} MiB (VmHWM); whole process tree peak ${
+        Math.round(main.peakTreeRssKiB / 1024)
+      } MiB; ${Math.round(main.rssAtReadyKiB / 1024)} MiB already at ready`,
       met: peakKiB <= 1024 * 1024
     }
   ]
@@ -310,7 +443,11 @@ export const runBrokerBench = async (options: BrokerBenchOptions): Promise<Broke
     if (!existsSync(corpusFile(options, name))) throw new Error(`Missing corpus file ${corpusFile(options, name)}`)
   }
   const started = performance.now()
-  log(`${machine.nproc} cores, node ${machine.node}, ${machine.mutool}, ${machine.pdftoppm}; load ${machine.loadAverageAtStart.join(" ")}`)
+  log(
+    `${machine.nproc} cores, node ${machine.node}, ${machine.mutool}, ${machine.pdftoppm}; load ${
+      machine.loadAverageAtStart.join(" ")
+    }`
+  )
   const quietWaits: Array<QuietWait> = []
   const waitForQuiet: Quiet = async (before, broker) => {
     quietWaits.push(await options.waitForQuiet(before, broker.rootPid))
@@ -320,11 +457,19 @@ export const runBrokerBench = async (options: BrokerBenchOptions): Promise<Broke
 
   // ---- Main broker -------------------------------------------------------------------------
   log("starting the broker (fresh DATA_DIR, embedded PGlite)")
-  const broker = await startBroker({ cwd: options.codeRoot, dataDir: join(options.tmp, "data-main"), logFile: join(options.tmp, "broker-main.log") })
+  const broker = await startBroker({
+    cwd: options.codeRoot,
+    dataDir: join(options.tmp, "data-main"),
+    logFile: join(options.tmp, "broker-main.log")
+  })
   let stopped = false
   try {
     const idle = processMemory(broker.serverPid() ?? -1)
-    log(`ready in ${Math.round(broker.startupMs)} ms on ${broker.baseUrl}; server RSS at ready ${Math.round((idle?.rssKiB ?? 0) / 1024)} MiB`)
+    log(
+      `ready in ${Math.round(broker.startupMs)} ms on ${broker.baseUrl}; server RSS at ready ${
+        Math.round((idle?.rssKiB ?? 0) / 1024)
+      } MiB`
+    )
 
     // 1. Fresh 400-page upload (nothing in DATA_DIR yet).
     log(`fresh upload of ${LARGE_DOC}`)
@@ -332,10 +477,19 @@ export const runBrokerBench = async (options: BrokerBenchOptions): Promise<Broke
     fresh.push(first)
     // Same bytes again under a new ID: the broker dedupes by content hash (no analysis, page 0 cached).
     broker.sampler.setPhase("re-upload-400p")
-    const again = await upload(broker.baseUrl, readFileSync(corpusFile(options, LARGE_DOC)), { documentTitle: "bench dedup" })
-    const againLayout = await getJson<LayoutResult>(broker.baseUrl, `/documents/${encodeURIComponent(again.value)}/layout`)
+    const again = await upload(broker.baseUrl, readFileSync(corpusFile(options, LARGE_DOC)), {
+      documentTitle: "bench dedup"
+    })
+    const againLayout = await getJson<LayoutResult>(
+      broker.baseUrl,
+      `/documents/${encodeURIComponent(again.value)}/layout`
+    )
     const againImage = await getPageImage(broker.baseUrl, again.value, 0, CACHED_DESCRIPTOR, WIDTH)
-    const dedupUpload = { uploadMs: again.ms, layoutAfterUploadMs: againLayout.endedAt - again.endedAt, firstImageAfterUploadMs: againImage.endedAt - again.endedAt }
+    const dedupUpload = {
+      uploadMs: again.ms,
+      layoutAfterUploadMs: againLayout.endedAt - again.endedAt,
+      firstImageAfterUploadMs: againImage.endedAt - again.endedAt
+    }
 
     const pageImages = await measurePageImages(options, broker, waitForQuiet)
     const textPositions = await measureTextPositions(options, broker, first.documentId, waitForQuiet)
@@ -349,7 +503,11 @@ export const runBrokerBench = async (options: BrokerBenchOptions): Promise<Broke
     // ---- More fresh brokers for the upload figures -------------------------------------------
     for (let r = 2; r <= options.freshRepeats; r++) {
       log(`fresh broker ${r}/${options.freshRepeats} for the 400-page upload`)
-      const extra = await startBroker({ cwd: options.codeRoot, dataDir: join(options.tmp, `data-fresh-${r}`), logFile: join(options.tmp, `broker-fresh-${r}.log`) })
+      const extra = await startBroker({
+        cwd: options.codeRoot,
+        dataDir: join(options.tmp, `data-fresh-${r}`),
+        logFile: join(options.tmp, `broker-fresh-${r}.log`)
+      })
       try {
         const ready = processMemory(extra.serverPid() ?? -1)
         fresh.push(await freshLargeUpload(options, extra, `fresh broker ${r}`, waitForQuiet))

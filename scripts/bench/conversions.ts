@@ -25,8 +25,21 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 
 import { loadavg } from "node:os"
 import { basename, extname, join } from "node:path"
 import { pathToFileURL } from "node:url"
-import { BROKER_IDLE_CORES, brokerLauncher, conversionOrder, libreOfficeCpuMs, waitForBrokerIdle } from "./conversions/broker.ts"
-import { type BatchRun, type BrokerRecord, type ConversionsBenchResults, type LargeResult, type LargeRun, renderConversionsMarkdown } from "./conversions/report.ts"
+import {
+  BROKER_IDLE_CORES,
+  brokerLauncher,
+  conversionOrder,
+  libreOfficeCpuMs,
+  waitForBrokerIdle
+} from "./conversions/broker.ts"
+import {
+  type BatchRun,
+  type BrokerRecord,
+  type ConversionsBenchResults,
+  type LargeResult,
+  type LargeRun,
+  renderConversionsMarkdown
+} from "./conversions/report.ts"
 import { getJson, getPageImage, type LayoutResult, upload } from "./lib/http.ts"
 import { pdfPages, runTimed, toolVersion, treeCpuMs } from "./lib/proc.ts"
 import type { QuietWait } from "./lib/quiet.ts"
@@ -50,7 +63,8 @@ const LARGE = [
     key: "text",
     file: "book-war-and-peace-1225p.txt",
     label: "book-war-and-peace-1225p.txt (3.2 MB text)",
-    unique: (bytes: Buffer, run: number) => Buffer.concat([bytes, Buffer.from(`${bytes.at(-1) === 0x0a ? "" : "\n"}bench run ${run}\n`)])
+    unique: (bytes: Buffer, run: number) =>
+      Buffer.concat([bytes, Buffer.from(`${bytes.at(-1) === 0x0a ? "" : "\n"}bench run ${run}\n`)])
   }
 ] as const
 
@@ -86,7 +100,15 @@ export const runConversionsBench = async (options: SectionOptions): Promise<Conv
   const coldProfile = join(refDir, "cold-profile")
   mkdirSync(refDir, { recursive: true })
   const cold = (input: string, outDir: string) =>
-    runTimed("soffice", [`-env:UserInstallation=${pathToFileURL(coldProfile).href}`, "--headless", "--convert-to", "pdf", "--outdir", outDir, input], {
+    runTimed("soffice", [
+      `-env:UserInstallation=${pathToFileURL(coldProfile).href}`,
+      "--headless",
+      "--convert-to",
+      "pdf",
+      "--outdir",
+      outDir,
+      input
+    ], {
       cpu: true,
       timeoutMs: 300_000
     })
@@ -147,9 +169,15 @@ export const runConversionsBench = async (options: SectionOptions): Promise<Conv
           broker.sampler.setPhase(phase)
           const soffice = await cold(input, runDir)
           const pdf = join(runDir, `${basename(doc.file, extname(doc.file))}.pdf`)
-          const ppm = await runTimed("pdftoppm", ["-r", "150", "-f", "1", "-l", "1", "-png", pdf, join(runDir, "page")], { cpu: true })
+          const ppm = await runTimed(
+            "pdftoppm",
+            ["-r", "150", "-f", "1", "-l", "1", "-png", pdf, join(runDir, "page")],
+            { cpu: true }
+          )
           broker.sampler.setPhase("idle")
-          if (!readdirSync(runDir).some((f) => f.startsWith("page") && f.endsWith(".png"))) throw new Error(`pdftoppm made no PNG of ${pdf}`)
+          if (!readdirSync(runDir).some((f) => f.startsWith("page") && f.endsWith(".png"))) {
+            throw new Error(`pdftoppm made no PNG of ${pdf}`)
+          }
           return {
             sofficeMs: soffice.ms,
             pdftoppmMs: ppm.ms,
@@ -172,9 +200,20 @@ export const runConversionsBench = async (options: SectionOptions): Promise<Conv
           b = await viaBroker()
         }
         broker.sampler.setPhase("idle")
-        results.push({ run, bytes: bytes.length, first: brokerFirst ? "broker" : "reference", ...b, ...r, brokerIdleWaitMs: idleWaitMs })
-        log(`${doc.file} run ${run}: broker upload→image ${Math.round(b.uploadToImageMs)} ms (layout ${Math.round(b.uploadToLayoutMs)} ms, ${b.pages} pages, order processing ${b.order.processingTime} ms); ` +
-          `soffice+pdftoppm ${Math.round(r.referenceMs)} ms (${r.referencePages} pages)`)
+        results.push({
+          run,
+          bytes: bytes.length,
+          first: brokerFirst ? "broker" : "reference",
+          ...b,
+          ...r,
+          brokerIdleWaitMs: idleWaitMs
+        })
+        log(
+          `${doc.file} run ${run}: broker upload→image ${Math.round(b.uploadToImageMs)} ms (layout ${
+            Math.round(b.uploadToLayoutMs)
+          } ms, ${b.pages} pages, order processing ${b.order.processingTime} ms); ` +
+            `soffice+pdftoppm ${Math.round(r.referenceMs)} ms (${r.referencePages} pages)`
+        )
       }
       const uploadToImage = summarize(results.map((x) => x.uploadToImageMs))
       const reference = summarize(results.map((x) => x.referenceMs))
@@ -221,8 +260,17 @@ export const runConversionsBench = async (options: SectionOptions): Promise<Conv
       const done = await Promise.all(
         batchBytes.map(async ({ file, bytes }) => {
           const up = await upload(broker.baseUrl, bytes, { documentTitle: `bench batch ${file}` })
-          const layout = await getJson<LayoutResult>(broker.baseUrl, `/documents/${encodeURIComponent(up.value)}/layout`)
-          return { file, id: up.value, uploadMs: up.ms, layoutMs: layout.endedAt - batchStarted, pages: layout.value.pageDimensionsList.length }
+          const layout = await getJson<LayoutResult>(
+            broker.baseUrl,
+            `/documents/${encodeURIComponent(up.value)}/layout`
+          )
+          return {
+            file,
+            id: up.value,
+            uploadMs: up.ms,
+            layoutMs: layout.endedAt - batchStarted,
+            pages: layout.value.pageDimensionsList.length
+          }
         })
       )
       const wallMs = Math.max(...done.map((d) => d.layoutMs))
@@ -230,7 +278,14 @@ export const runConversionsBench = async (options: SectionOptions): Promise<Conv
       const documents: Array<BatchRun["documents"][number]> = []
       for (const d of done) {
         const order = await conversionOrder(broker, d.id)
-        documents.push({ file: d.file, uploadMs: d.uploadMs, layoutMs: d.layoutMs, pages: d.pages, processingTime: order.processingTime, queuedTime: order.queuedTime ?? null })
+        documents.push({
+          file: d.file,
+          uploadMs: d.uploadMs,
+          layoutMs: d.layoutMs,
+          pages: d.pages,
+          processingTime: order.processingTime,
+          queuedTime: order.queuedTime ?? null
+        })
       }
       batchRuns.push({
         run,
@@ -240,7 +295,11 @@ export const runConversionsBench = async (options: SectionOptions): Promise<Conv
         otherCores: broker.sampler.cpuByPhase.get(phase)?.otherCores ?? Number.NaN,
         documents
       })
-      log(`batch ${run}: ${BATCH.length} layouts in ${Math.round(wallMs)} ms (${((BATCH.length / (wallMs / 1000)) * 60).toFixed(0)} docs/min)`)
+      log(
+        `batch ${run}: ${BATCH.length} layouts in ${Math.round(wallMs)} ms (${
+          ((BATCH.length / (wallMs / 1000)) * 60).toFixed(0)
+        } docs/min)`
+      )
       finished = true
       await finish()
     } finally {
@@ -257,10 +316,14 @@ export const runConversionsBench = async (options: SectionOptions): Promise<Conv
   log(`cold soffice, one after another: ${Math.round(coldSequentialMs)} ms for ${BATCH.length} files`)
 
   const allDocs = batchRuns.flatMap((r) => r.documents)
-  const finite = (values: ReadonlyArray<number | null>) => values.filter((v): v is number => v !== null && Number.isFinite(v))
+  const finite = (values: ReadonlyArray<number | null>) =>
+    values.filter((v): v is number => v !== null && Number.isFinite(v))
   const wall = summarize(batchRuns.map((r) => r.wallMs))
   const peakBroker = brokers.reduce((a, b) => (b.peakTreeRssKiB > a.peakTreeRssKiB ? b : a), brokers[0]!)
-  const workPeakBroker = brokers.reduce((a, b) => (b.peakTreeAfterStartupKiB > a.peakTreeAfterStartupKiB ? b : a), brokers[0]!)
+  const workPeakBroker = brokers.reduce(
+    (a, b) => (b.peakTreeAfterStartupKiB > a.peakTreeAfterStartupKiB ? b : a),
+    brokers[0]!
+  )
   const libreOfficeHwm = (b: BrokerRecord) => b.libreOfficeHwm.reduce((sum, p) => sum + p.hwmKiB, 0)
   const results: ConversionsBenchResults = {
     machine: {
@@ -268,7 +331,14 @@ export const runConversionsBench = async (options: SectionOptions): Promise<Conv
       soffice: toolVersion("soffice", ["--version"]),
       loadAverageAtEnd: loadavg().map((l) => Math.round(l * 100) / 100)
     },
-    settings: { runs, descriptor: DESCRIPTOR, officeInstances, orderWorkers, batch: BATCH, brokerIdleCores: BROKER_IDLE_CORES },
+    settings: {
+      runs,
+      descriptor: DESCRIPTOR,
+      officeInstances,
+      orderWorkers,
+      batch: BATCH,
+      brokerIdleCores: BROKER_IDLE_CORES
+    },
     durationSeconds: Math.round((performance.now() - started) / 1000),
     large,
     batch: {
@@ -280,7 +350,12 @@ export const runConversionsBench = async (options: SectionOptions): Promise<Conv
       queuedTime: summarize(finite(allDocs.map((d) => d.queuedTime))),
       processingByFile: BATCH.map((file) => {
         const docs = allDocs.filter((d) => d.file === file)
-        return { file, pages: median(docs.map((d) => d.pages)), processingTime: summarize(finite(docs.map((d) => d.processingTime))), queuedTime: summarize(finite(docs.map((d) => d.queuedTime))) }
+        return {
+          file,
+          pages: median(docs.map((d) => d.pages)),
+          processingTime: summarize(finite(docs.map((d) => d.processingTime))),
+          queuedTime: summarize(finite(docs.map((d) => d.queuedTime)))
+        }
       }),
       coldSequentialMs,
       coldDocsPerMinute: (BATCH.length / (coldSequentialMs / 1000)) * 60

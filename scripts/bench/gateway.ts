@@ -36,7 +36,13 @@ import { join } from "node:path"
 import type { FakeScript } from "../../test/support/fake-llm.ts"
 import { startFake } from "./gateway/fake-llm.ts"
 import { closedLoop, type Latencies, type Send } from "./gateway/load.ts"
-import { type BackendResult, type Comparison, type GatewayBenchResults, renderGatewayMarkdown, type Run } from "./gateway/report.ts"
+import {
+  type BackendResult,
+  type Comparison,
+  type GatewayBenchResults,
+  renderGatewayMarkdown,
+  type Run
+} from "./gateway/report.ts"
 import { fail, PRINCIPAL, requests, TEXT, TURNS } from "./gateway/requests.ts"
 import { processCpuMs, processMemory } from "./lib/proc.ts"
 import type { QuietWait } from "./lib/quiet.ts"
@@ -57,7 +63,15 @@ export interface GatewayBenchOptions extends SectionOptions {
 
 const USAGE = { promptTokens: 11, completionTokens: 12 }
 /** A model's pace: whole answers and first tokens after 250–750 ms, then a chunk every 10 ms. */
-const MODEL_PACE: Partial<FakeScript> = { text: TEXT, chunks: 5, delayMs: 10, usage: USAGE, wholeDelayMs: 250, firstChunkDelayMs: 250, delaySpreadMs: 500 }
+const MODEL_PACE: Partial<FakeScript> = {
+  text: TEXT,
+  chunks: 5,
+  delayMs: 10,
+  usage: USAGE,
+  wholeDelayMs: 250,
+  firstChunkDelayMs: 250,
+  delaySpreadMs: 500
+}
 /** The fake answering at once, for capacity. */
 const AT_ONCE: Partial<FakeScript> = { text: TEXT, chunks: 5, delayMs: 0, usage: USAGE }
 /** The clients start spread over the mean wait of the model, as independent users arrive. */
@@ -69,9 +83,18 @@ const times = (figure: number, target: number) => {
   return value >= 10 ? `${Math.round(value)}×` : fmtRatio(value)
 }
 
-const minus = (a: Latencies, b: Latencies): Comparison => ({ p50: a.p50 - b.p50, p90: a.p90 - b.p90, p99: a.p99 - b.p99, max: a.max - b.max })
+const minus = (a: Latencies, b: Latencies): Comparison => ({
+  p50: a.p50 - b.p50,
+  p90: a.p90 - b.p90,
+  p99: a.p99 - b.p99,
+  max: a.max - b.max
+})
 
-const psql = (url: string, statement: string) => execFileSync("psql", [url, "-v", "ON_ERROR_STOP=1", "-qAtc", statement], { encoding: "utf8", stdio: ["ignore", "pipe", "pipe"] })
+const psql = (url: string, statement: string) =>
+  execFileSync("psql", [url, "-v", "ON_ERROR_STOP=1", "-qAtc", statement], {
+    encoding: "utf8",
+    stdio: ["ignore", "pipe", "pipe"]
+  })
 
 /** A fresh schema in the PostgreSQL at `base` and a URL whose sessions use it. */
 const freshSchema = (base: string) => {
@@ -90,13 +113,19 @@ export const runGatewayBench = async (options: GatewayBenchOptions): Promise<Gat
   const fake = await startFake(join(options.tmp, "fake-llm.log"))
   log(`fake LLM on ${fake.url} (pid ${fake.pid})`)
 
-  const measureBackend = async (backend: BackendResult["backend"], label: string, env: Record<string, string>): Promise<BackendResult> => {
+  const measureBackend = async (
+    backend: BackendResult["backend"],
+    label: string,
+    env: Record<string, string>
+  ): Promise<BackendResult> => {
     const gateway = await startGateway({
       cwd: options.codeRoot,
       dataDir: join(options.tmp, `data-${backend}`),
       logFile: join(options.tmp, `gateway-${backend}.log`),
       env,
-      ...(options.profileDir === undefined ? {} : { nodeArgs: ["--cpu-prof", `--cpu-prof-dir=${join(options.profileDir, backend)}`] })
+      ...(options.profileDir === undefined
+        ? {}
+        : { nodeArgs: ["--cpu-prof", `--cpu-prof-dir=${join(options.profileDir, backend)}`] })
     })
     const load = requests(fake.url, gateway.baseUrl, concurrency)
     const loop = (send: Send, runSeconds: number) => closedLoop(concurrency, runSeconds, send, RAMP_MS)
@@ -109,23 +138,43 @@ export const runGatewayBench = async (options: GatewayBenchOptions): Promise<Gat
       const configured = await fetch(`${gateway.baseUrl}/api/v1/admin/llm/provider-conf`, {
         method: "POST",
         headers: { ...PRINCIPAL, "content-type": "application/json" },
-        body: JSON.stringify({ id: "fake", type: "openai-compatible", model: "m", baseUrl: `${fake.url}/v1`, isDefault: true })
+        body: JSON.stringify({
+          id: "fake",
+          type: "openai-compatible",
+          model: "m",
+          baseUrl: `${fake.url}/v1`,
+          isDefault: true
+        })
       })
-      if (configured.status !== 201) fail("POST /api/v1/admin/llm/provider-conf", configured.status, await configured.text())
+      if (configured.status !== 201) {
+        fail("POST /api/v1/admin/llm/provider-conf", configured.status, await configured.text())
+      }
 
       gateway.sampler.setPhase("warm-up")
       log(`${label}: warm-up (${warmUpSeconds} s per target and mode)`)
       const warmUpErrors: Array<string> = []
       await fake.script(AT_ONCE)
-      const warmUps = { "direct non-streamed": load.direct.whole, "gateway non-streamed": load.gateway.whole, "direct streamed": load.direct.stream, "gateway streamed": load.gateway.stream, "gateway conversations": load.gateway.conversation }
+      const warmUps = {
+        "direct non-streamed": load.direct.whole,
+        "gateway non-streamed": load.gateway.whole,
+        "direct streamed": load.direct.stream,
+        "gateway streamed": load.gateway.stream,
+        "gateway conversations": load.gateway.conversation
+      }
       for (const [name, send] of Object.entries(warmUps)) {
         const warm = await loop(send, warmUpSeconds)
         // Reported, not fatal unless many: a keep-alive socket closed by the fake just as it is reused fails a request.
         if (warm.errors > 0) {
-          warmUpErrors.push(`${name}: ${warm.errors} of ${warm.errors + warm.completed} failed (${warm.errorSamples[0]?.replace(/\s+/g, " ").slice(0, 300)})`)
+          warmUpErrors.push(
+            `${name}: ${warm.errors} of ${warm.errors + warm.completed} failed (${
+              warm.errorSamples[0]?.replace(/\s+/g, " ").slice(0, 300)
+            })`
+          )
           log(`${label}: warm-up ${warmUpErrors.at(-1)}`)
         }
-        if (warm.errors > (warm.errors + warm.completed) / 10) throw new Error(`Warm-up failed: ${warm.errorSamples.join(" | ")}`)
+        if (warm.errors > (warm.errors + warm.completed) / 10) {
+          throw new Error(`Warm-up failed: ${warm.errorSamples.join(" | ")}`)
+        }
       }
       load.forget()
       await fake.timings()
@@ -145,16 +194,34 @@ export const runGatewayBench = async (options: GatewayBenchOptions): Promise<Gat
           target,
           load: result,
           between,
-          cpuPerRequestMs: { gateway: per(processCpuMs(serverPid) - before.gateway), fake: per(processCpuMs(fake.pid) - before.fake), loadGenerator: per((self.user + self.system) / 1000) },
+          cpuPerRequestMs: {
+            gateway: per(processCpuMs(serverPid) - before.gateway),
+            fake: per(processCpuMs(fake.pid) - before.fake),
+            loadGenerator: per((self.user + self.system) / 1000)
+          },
           cpu: gateway.sampler.cpuByPhase.get(phase) ?? null,
           loadAverage1m: round(loadavg()[0]!, 2)
         }
         runs.push(run)
-        const overhead = between === null ? "" : `; between client and fake p50 ${round(between.whole.p50, 2)} ms, p99 ${round(between.whole.p99, 2)} ms` +
-          (between.first === null ? "" : `, first token p50 ${round(between.first.p50, 2)} ms, p99 ${round(between.first.p99, 2)} ms`)
-        log(`${label}, ${phase}: ${result.completed} requests, ${Math.round(result.perSecond)}/s, p50 ${round(result.total.p50)} ms${overhead}` +
-          `${result.errors > 0 ? `, ${result.errors} errors (${result.errorSamples[0]})` : ""}`)
-        if (result.errors > result.completed / 100) throw new Error(`${phase}: ${result.errors} of ${result.errors + result.completed} requests failed: ${result.errorSamples.join(" | ")}`)
+        const overhead = between === null ?
+          "" :
+          `; between client and fake p50 ${round(between.whole.p50, 2)} ms, p99 ${round(between.whole.p99, 2)} ms` +
+          (between.first === null
+            ? ""
+            : `, first token p50 ${round(between.first.p50, 2)} ms, p99 ${round(between.first.p99, 2)} ms`)
+        log(
+          `${label}, ${phase}: ${result.completed} requests, ${Math.round(result.perSecond)}/s, p50 ${
+            round(result.total.p50)
+          } ms${overhead}` +
+            `${result.errors > 0 ? `, ${result.errors} errors (${result.errorSamples[0]})` : ""}`
+        )
+        if (result.errors > result.completed / 100) {
+          throw new Error(
+            `${phase}: ${result.errors} of ${result.errors + result.completed} requests failed: ${
+              result.errorSamples.join(" | ")
+            }`
+          )
+        }
         return run
       }
       const quiet = async (before: string) => {
@@ -169,7 +236,12 @@ export const runGatewayBench = async (options: GatewayBenchOptions): Promise<Gat
       const directStream = await measure("streamed answers", "direct", load.direct.stream, true)
       const gatewayStream = await measure("streamed answers", "gateway", load.gateway.stream, true)
       await quiet("follow-up turns")
-      const followUps = await measure(`follow-up turns (conversations of ${TURNS})`, "gateway", load.gateway.conversation, true)
+      const followUps = await measure(
+        `follow-up turns (conversations of ${TURNS})`,
+        "gateway",
+        load.gateway.conversation,
+        true
+      )
       await fake.script(AT_ONCE)
       await quiet("capacity")
       await measure("capacity (the fake answering at once)", "direct", load.direct.whole, false)
@@ -204,8 +276,17 @@ export const runGatewayBench = async (options: GatewayBenchOptions): Promise<Gat
   const skipped = (backend: BackendResult["backend"], label: string, reason: string): BackendResult => {
     log(`${label}: skipped (${reason})`)
     return {
-      backend, label, skipped: reason, startupMs: Number.NaN, rssAtReadyKiB: Number.NaN, serverHwmKiB: Number.NaN, peakServerRssKiB: Number.NaN, peakTreeRssKiB: Number.NaN,
-      warmUpErrors: [], runs: [], added: null
+      backend,
+      label,
+      skipped: reason,
+      startupMs: Number.NaN,
+      rssAtReadyKiB: Number.NaN,
+      serverHwmKiB: Number.NaN,
+      peakServerRssKiB: Number.NaN,
+      peakTreeRssKiB: Number.NaN,
+      warmUpErrors: [],
+      runs: [],
+      added: null
     }
   }
 
@@ -219,7 +300,15 @@ export const runGatewayBench = async (options: GatewayBenchOptions): Promise<Gat
       try {
         schema = freshSchema(options.databaseUrl)
       } catch (error) {
-        backends.push(skipped("postgres", "PostgreSQL", `cannot create a schema in ${options.databaseUrl}: ${error instanceof Error ? error.message.split("\n")[0] : String(error)}`))
+        backends.push(
+          skipped(
+            "postgres",
+            "PostgreSQL",
+            `cannot create a schema in ${options.databaseUrl}: ${
+              error instanceof Error ? error.message.split("\n")[0] : String(error)
+            }`
+          )
+        )
       }
       if (schema !== undefined) {
         try {
@@ -251,7 +340,9 @@ export const runGatewayBench = async (options: GatewayBenchOptions): Promise<Gat
       },
       {
         name: `${b.label}: time-to-first-token overhead ≤ 5 ms (streamed, ${concurrency} clients, p50)`,
-        figure: `+${round(firstToken.p50, 2)} ms (${times(firstToken.p50, 5)} the target; p99 +${round(firstToken.p99, 2)} ms)`,
+        figure: `+${round(firstToken.p50, 2)} ms (${times(firstToken.p50, 5)} the target; p99 +${
+          round(firstToken.p99, 2)
+        } ms)`,
         met: firstToken.p50 <= 5
       }
     ]
@@ -259,7 +350,15 @@ export const runGatewayBench = async (options: GatewayBenchOptions): Promise<Gat
 
   const results: GatewayBenchResults = {
     machine: { ...options.machine, loadAverageAtEnd: loadavg().map((l) => round(l, 2)) },
-    settings: { seconds, warmUpSeconds, concurrency, rampMs: RAMP_MS, modelPace: MODEL_PACE, turnsPerConversation: TURNS, profiled: options.profileDir !== undefined },
+    settings: {
+      seconds,
+      warmUpSeconds,
+      concurrency,
+      rampMs: RAMP_MS,
+      modelPace: MODEL_PACE,
+      turnsPerConversation: TURNS,
+      profiled: options.profileDir !== undefined
+    },
     durationSeconds: Math.round((performance.now() - started) / 1000),
     backends,
     quietWaits,

@@ -71,7 +71,10 @@ const SECTIONS = {
   office: {
     smoke: RUNS < 3,
     // A budget of its own, at most a minute, outside the shared one.
-    measure: async (options) => renderOfficeSummary(await runOfficeBench({ ...options, waitForQuiet: quietWaiter(Math.min(QUIET_BUDGET_MS, 60_000), log) }))
+    measure: async (options) =>
+      renderOfficeSummary(
+        await runOfficeBench({ ...options, waitForQuiet: quietWaiter(Math.min(QUIET_BUDGET_MS, 60_000), log) })
+      )
   },
   conversions: {
     smoke: RUNS < 3,
@@ -87,7 +90,9 @@ const SECTIONS = {
           seconds: GATEWAY_SECONDS,
           concurrency: intEnv("BENCH_GATEWAY_CONCURRENCY", 50, 1, 500),
           databaseUrl: process.env.BENCH_DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/test",
-          profileDir: process.env.BENCH_GATEWAY_PROFILE === "1" ? join(root, "bench", "tmp", "gateway-profiles", basename(options.tmp)) : undefined
+          profileDir: process.env.BENCH_GATEWAY_PROFILE === "1"
+            ? join(root, "bench", "tmp", "gateway-profiles", basename(options.tmp))
+            : undefined
         })
       )
   },
@@ -135,7 +140,10 @@ const codeToMeasure = (tmp: string) => {
   if (!REF) return root
   const checkout = join(tmp, "checkout")
   mkdirSync(checkout, { recursive: true })
-  execFileSync("sh", ["-c", `git archive --format=tar "$1" | tar -x -C "$2"`, "sh", REF, checkout], { cwd: root, stdio: ["ignore", "ignore", "inherit"] })
+  execFileSync("sh", ["-c", `git archive --format=tar "$1" | tar -x -C "$2"`, "sh", REF, checkout], {
+    cwd: root,
+    stdio: ["ignore", "ignore", "inherit"]
+  })
   symlinkSync(join(root, "node_modules"), join(checkout, "node_modules"))
   return checkout
 }
@@ -154,9 +162,15 @@ const runSection = async (name: SectionName) => {
   let succeeded = false
   try {
     const codeRoot = codeToMeasure(tmp)
-    log(`${name} section: ${RUNS} runs per median${REF ? `, measuring ${machine.measuredRef}` : ""}${section.smoke ? " (smoke run: results go to bench/tmp/smoke-results/)" : ""}`)
+    log(
+      `${name} section: ${RUNS} runs per median${REF ? `, measuring ${machine.measuredRef}` : ""}${
+        section.smoke ? " (smoke run: results go to bench/tmp/smoke-results/)" : ""
+      }`
+    )
     if (!REF && machine.srcChanges.length > 0) {
-      log(`note: src/ has uncommitted changes (${machine.srcChanges.length} files); the working tree is what is measured (BENCH_REF=HEAD measures the last commit)`)
+      log(
+        `note: src/ has uncommitted changes (${machine.srcChanges.length} files); the working tree is what is measured (BENCH_REF=HEAD measures the last commit)`
+      )
     }
     const summary = await section.measure({
       codeRoot,

@@ -21,13 +21,17 @@ import { pathToFileURL } from "node:url"
 import type * as OfficeModule from "../../src/services/broker/conversion/OfficeConverter.ts"
 import { pdfPages, runTimed, toolVersion } from "./lib/proc.ts"
 import { QUIET_CORES, type QuietWait } from "./lib/quiet.ts"
-import { spread, type Target, table, targetsTable, writeSectionReport } from "./lib/report.ts"
+import { spread, table, type Target, targetsTable, writeSectionReport } from "./lib/report.ts"
 import type { SectionOptions } from "./lib/section.ts"
-import { fmtRatio, median, ms, ratio, type Summary, summarize } from "./lib/stats.ts"
+import { fmtRatio, median, ms, ratio, summarize, type Summary } from "./lib/stats.ts"
 
 const SINGLE = [
   { file: "contains-pictures.docx", format: "docx", label: "contains-pictures.docx (small docx, 95 kB)" },
-  { file: "2023-half-year-analyses-by-segment.xlsx", format: "xlsx", label: "2023-half-year-analyses-by-segment.xlsx (5 pages)" },
+  {
+    file: "2023-half-year-analyses-by-segment.xlsx",
+    format: "xlsx",
+    label: "2023-half-year-analyses-by-segment.xlsx (5 pages)"
+  },
   { file: "science-exploration-1p.pptx", format: "pptx", label: "science-exploration-1p.pptx (1 slide, 1.2 MB)" }
 ] as const
 
@@ -50,13 +54,24 @@ const CONVERTER_PATHS = ["src/services/broker/conversion/OfficeConverter.ts", "s
 
 const converterModule = (codeRoot: string) => {
   const found = CONVERTER_PATHS.map((path) => join(codeRoot, path)).find((path) => existsSync(path))
-  if (found === undefined) throw new Error(`No OfficeConverter in ${codeRoot} (looked for ${CONVERTER_PATHS.join(" and ")}); a BENCH_REF older than the pool has none`)
+  if (found === undefined) {
+    throw new Error(
+      `No OfficeConverter in ${codeRoot} (looked for ${
+        CONVERTER_PATHS.join(" and ")
+      }); a BENCH_REF older than the pool has none`
+    )
+  }
   return pathToFileURL(found).href
 }
 
 export interface OfficeBenchResults {
   readonly machine: Readonly<Record<string, unknown>>
-  readonly settings: { readonly runs: number; readonly instances: number; readonly batch: number; readonly quietCores: number }
+  readonly settings: {
+    readonly runs: number
+    readonly instances: number
+    readonly batch: number
+    readonly quietCores: number
+  }
   readonly durationSeconds: number
   readonly poolStartMs: number
   readonly single: ReadonlyArray<{
@@ -108,7 +123,15 @@ export const runOfficeBench = async (options: SectionOptions) => {
   const coldOut = join(dir, "cold-out")
   mkdirSync(coldOut, { recursive: true })
   const cold = (name: string) =>
-    runTimed("soffice", [`-env:UserInstallation=${pathToFileURL(coldProfile).href}`, "--headless", "--convert-to", "pdf", "--outdir", coldOut, corpusFile(name)], {
+    runTimed("soffice", [
+      `-env:UserInstallation=${pathToFileURL(coldProfile).href}`,
+      "--headless",
+      "--convert-to",
+      "pdf",
+      "--outdir",
+      coldOut,
+      corpusFile(name)
+    ], {
       timeoutMs: 300_000
     })
   log("initialising the profile of the cold soffice (untimed)")
@@ -147,11 +170,25 @@ export const runOfficeBench = async (options: SectionOptions) => {
         coldMs.push((await cold(s.file)).ms)
       }
       const coldPdf = join(coldOut, s.file.replace(/\.[^.]+$/, ".pdf"))
-      if (!existsSync(coldPdf) || pdfPages(coldPdf) < 1) throw new Error(`soffice --convert-to made no PDF of ${s.file}`)
+      if (!existsSync(coldPdf) || pdfPages(coldPdf) < 1) {
+        throw new Error(`soffice --convert-to made no PDF of ${s.file}`)
+      }
       const w = summarize(warmMs)
       const c = summarize(coldMs)
-      single.push({ label: s.label, pages, firstWarmMs: first.ms, warm: w, cold: c, coldOverWarm: ratio(c.median, w.median), raw: { warm: warmMs, cold: coldMs } })
-      log(`${s.file}: warm ${Math.round(w.median)} ms, cold ${Math.round(c.median)} ms (${ratio(c.median, w.median).toFixed(1)}×)`)
+      single.push({
+        label: s.label,
+        pages,
+        firstWarmMs: first.ms,
+        warm: w,
+        cold: c,
+        coldOverWarm: ratio(c.median, w.median),
+        raw: { warm: warmMs, cold: coldMs }
+      })
+      log(
+        `${s.file}: warm ${Math.round(w.median)} ms, cold ${Math.round(c.median)} ms (${
+          ratio(c.median, w.median).toFixed(1)
+        }×)`
+      )
     }
 
     // 2. Throughput: 8 small documents submitted at once, several batches.
@@ -170,7 +207,11 @@ export const runOfficeBench = async (options: SectionOptions) => {
     const coldSequentialMs = performance.now() - coldStarted
     const warmDocsPerMinute = (BATCH.length / (median(batches) / 1000)) * 60
     const coldDocsPerMinute = (BATCH.length / (coldSequentialMs / 1000)) * 60
-    log(`throughput: ${warmDocsPerMinute.toFixed(0)} docs/min warm (${instances} instances), ${coldDocsPerMinute.toFixed(0)} docs/min cold one after another`)
+    log(
+      `throughput: ${warmDocsPerMinute.toFixed(0)} docs/min warm (${instances} instances), ${
+        coldDocsPerMinute.toFixed(0)
+      } docs/min cold one after another`
+    )
 
     const docx = single[0]!
     const results: OfficeBenchResults = {
@@ -195,7 +236,9 @@ export const runOfficeBench = async (options: SectionOptions) => {
       targets: [
         {
           name: "Small docx (contains-pictures.docx): warm pool ≥ 10× faster than a cold soffice --convert-to",
-          figure: `${Math.round(docx.warm.median)} ms vs ${Math.round(docx.cold.median)} ms = ${fmtRatio(docx.coldOverWarm)}`,
+          figure: `${Math.round(docx.warm.median)} ms vs ${Math.round(docx.cold.median)} ms = ${
+            fmtRatio(docx.coldOverWarm)
+          }`,
           met: docx.coldOverWarm >= 10
         }
       ]
@@ -213,7 +256,9 @@ export const officeSummaryTable = (r: OfficeBenchResults) =>
   table(["Measure", "Warm pool", "Cold soffice --convert-to", "cold/warm"], [
     ...r.single.map((s) => [s.label, ms(s.warm.median), ms(s.cold.median), fmtRatio(s.coldOverWarm)]),
     [
-      `${r.throughput.documents} small documents at once (${r.settings.instances} instance${r.settings.instances === 1 ? "" : "s"}; cold: one after another)`,
+      `${r.throughput.documents} small documents at once (${r.settings.instances} instance${
+        r.settings.instances === 1 ? "" : "s"
+      }; cold: one after another)`,
       `${Math.round(r.throughput.warmDocsPerMinute)} docs/min`,
       `${Math.round(r.throughput.coldDocsPerMinute)} docs/min`,
       fmtRatio(ratio(r.throughput.warmDocsPerMinute, r.throughput.coldDocsPerMinute))
@@ -221,15 +266,22 @@ export const officeSummaryTable = (r: OfficeBenchResults) =>
   ])
 
 export const renderOfficeSummary = (r: OfficeBenchResults) =>
-  [`Office conversion benchmark (${r.settings.instances} LibreOffice instance(s), ${r.settings.runs} runs per median)`, "", officeSummaryTable(r), "",
-    targetsTable(r.targets)].join("\n")
+  [
+    `Office conversion benchmark (${r.settings.instances} LibreOffice instance(s), ${r.settings.runs} runs per median)`,
+    "",
+    officeSummaryTable(r),
+    "",
+    targetsTable(r.targets)
+  ].join("\n")
 
 export const renderOfficeMarkdown = (r: OfficeBenchResults, jsonName: string) => {
   const lines: Array<string> = []
   const m = r.machine
   lines.push(`# Office conversion benchmark, ${String(m.date ?? new Date().toISOString()).slice(0, 10)}`)
   lines.push("")
-  lines.push(`Generated by \`npm run bench -- office\` (scripts/bench/office.ts); raw figures in [${jsonName}](${jsonName}). Section run: ${r.durationSeconds} s.`)
+  lines.push(
+    `Generated by \`npm run bench -- office\` (scripts/bench/office.ts); raw figures in [${jsonName}](${jsonName}). Section run: ${r.durationSeconds} s.`
+  )
   lines.push("")
   lines.push(table(["Fact", "Value"], [
     ["Cores (nproc)", String(m.nproc)],
@@ -237,8 +289,18 @@ export const renderOfficeMarkdown = (r: OfficeBenchResults, jsonName: string) =>
     ["Memory", `${String(m.totalMemoryMiB)} MiB`],
     ["LibreOffice", String(m.soffice)],
     ["Code measured", String(m.measuredRef ?? `working tree at ${String(m.gitHead)}`)],
-    ["Pool", `${r.settings.instances} instance(s) (OFFICE_INSTANCES, default half the cores); first conversion ${ms(r.poolStartMs)} after the pool was made (instances starting)`],
-    ["Quiet waits", r.quietWaits.map((w) => `${w.before}: ${Math.round(w.waitedMs / 1000)} s, other processes ${w.otherCores.toFixed(2)} cores`).join("; ")]
+    [
+      "Pool",
+      `${r.settings.instances} instance(s) (OFFICE_INSTANCES, default half the cores); first conversion ${
+        ms(r.poolStartMs)
+      } after the pool was made (instances starting)`
+    ],
+    [
+      "Quiet waits",
+      r.quietWaits.map((w) =>
+        `${w.before}: ${Math.round(w.waitedMs / 1000)} s, other processes ${w.otherCores.toFixed(2)} cores`
+      ).join("; ")
+    ]
   ]))
   lines.push("")
   lines.push("## Figures")
@@ -249,18 +311,36 @@ export const renderOfficeMarkdown = (r: OfficeBenchResults, jsonName: string) =>
   lines.push("")
   lines.push("## 1. One conversion at a time")
   lines.push("")
-  lines.push(`Median (min–max) of ${r.settings.runs} runs, interleaved: one conversion by the warm pool (\`OfficeConverter.convert\`, from the call to the PDF renamed in place), then one \`soffice --headless --convert-to pdf --outdir … file\` as a whole process, on a profile initialised by an untimed run before. The pool's first conversion of each file is shown apart (not counted).`)
+  lines.push(
+    `Median (min–max) of ${r.settings.runs} runs, interleaved: one conversion by the warm pool (\`OfficeConverter.convert\`, from the call to the PDF renamed in place), then one \`soffice --headless --convert-to pdf --outdir … file\` as a whole process, on a profile initialised by an untimed run before. The pool's first conversion of each file is shown apart (not counted).`
+  )
   lines.push("")
-  lines.push(table(["File", "Pages", "Warm pool", "Cold soffice", "cold/warm", "Pool's first conversion of the file"],
-    r.single.map((s) => [s.label, String(s.pages), spread(s.warm), spread(s.cold), fmtRatio(s.coldOverWarm), ms(s.firstWarmMs)])))
+  lines.push(
+    table(
+      ["File", "Pages", "Warm pool", "Cold soffice", "cold/warm", "Pool's first conversion of the file"],
+      r.single.map((
+        s
+      ) => [s.label, String(s.pages), spread(s.warm), spread(s.cold), fmtRatio(s.coldOverWarm), ms(s.firstWarmMs)])
+    )
+  )
   lines.push("")
   lines.push("## 2. Throughput")
   lines.push("")
-  lines.push(`${r.throughput.documents} small documents (docx, odt, doc, rtf, docx with pictures, xls, ods, pptx) submitted to the pool at once; wall time until the last PDF, median of ${r.throughput.warmBatchesMs.length} batch(es) (${r.throughput.warmBatchesMs.map((v) => ms(v)).join(", ")}). Cold reference: the same files converted by \`soffice --convert-to\` one after another (two cannot share one profile), ${ms(r.throughput.coldSequentialMs)} in all.`)
+  lines.push(
+    `${r.throughput.documents} small documents (docx, odt, doc, rtf, docx with pictures, xls, ods, pptx) submitted to the pool at once; wall time until the last PDF, median of ${r.throughput.warmBatchesMs.length} batch(es) (${
+      r.throughput.warmBatchesMs.map((v) => ms(v)).join(", ")
+    }). Cold reference: the same files converted by \`soffice --convert-to\` one after another (two cannot share one profile), ${
+      ms(r.throughput.coldSequentialMs)
+    } in all.`
+  )
   lines.push("")
   lines.push(table(["", "Warm pool", "Cold soffice, one after another"], [
     ["Documents per minute", r.throughput.warmDocsPerMinute.toFixed(0), r.throughput.coldDocsPerMinute.toFixed(0)],
-    ["Per-document latency in a batch, median / p90 / max", `${ms(r.throughput.latency.median)} / ${ms(r.throughput.latency.p90)} / ${ms(r.throughput.latency.max)}`, ""]
+    [
+      "Per-document latency in a batch, median / p90 / max",
+      `${ms(r.throughput.latency.median)} / ${ms(r.throughput.latency.p90)} / ${ms(r.throughput.latency.max)}`,
+      ""
+    ]
   ]))
   lines.push("")
   return lines.join("\n") + "\n"

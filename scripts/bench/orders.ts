@@ -31,7 +31,7 @@ import type { QuietWait } from "./lib/quiet.ts"
 import { table, writeSectionReport } from "./lib/report.ts"
 import type { MachineFacts, SectionOptions } from "./lib/section.ts"
 import { startBroker } from "./lib/service.ts"
-import { fmtRatio, mib, ms, ratio, type Summary, summarize } from "./lib/stats.ts"
+import { fmtRatio, mib, ms, ratio, summarize, type Summary } from "./lib/stats.ts"
 
 const BOOK = "freeculture.pdf"
 const MANUAL = "pdf2image-memory-error-test-400p.pdf"
@@ -97,27 +97,43 @@ export const runOrdersBench = async (options: SectionOptions): Promise<OrdersBen
   const { log, runs } = options
   const quietWaits: Array<QuietWait> = []
   const corpus = (name: string) => join(options.corpus, "pdf", name)
-  const broker = await startBroker({ cwd: options.codeRoot, dataDir: join(options.tmp, "data"), logFile: join(options.tmp, "broker.log") })
+  const broker = await startBroker({
+    cwd: options.codeRoot,
+    dataDir: join(options.tmp, "data"),
+    logFile: join(options.tmp, "broker.log")
+  })
   try {
     const base = broker.baseUrl
     const readyServerRssKiB = processMemory(broker.serverPid() ?? -1)?.rssKiB ?? Number.NaN
     const [book, manual, paper] = await Promise.all([BOOK, MANUAL, PAPER].map((name) => readFile(corpus(name))))
-    const ids = async (bytes: Uint8Array, title: string) => (await upload(base, bytes as Uint8Array<ArrayBuffer>, { documentTitle: title })).value
+    const ids = async (bytes: Uint8Array, title: string) =>
+      (await upload(base, bytes as Uint8Array<ArrayBuffer>, { documentTitle: title })).value
 
     /** POST the order, long-poll it to PROCESSED; its total and server-side times. */
     const order = async (path: string, body: unknown, idField: string) => {
       const started = performance.now()
-      const response = await fetch(`${base}${path}`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) })
+      const response = await fetch(`${base}${path}`, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify(body)
+      })
       if (!response.ok) throw new Error(`POST ${path} answered ${response.status}: ${await response.text()}`)
       const id = ((await response.json()) as Record<string, { id: string }>)[idField]!.id
       for (;;) {
-        const { value } = await getJson<{ currentState: string; processingTime: number | null; errorMessage: string | null }>(base, `${path}/${id}?timeoutMs=60000`)
+        const { value } = await getJson<
+          { currentState: string; processingTime: number | null; errorMessage: string | null }
+        >(base, `${path}/${id}?timeoutMs=60000`)
         if (value.currentState === "FAILED") throw new Error(`${path} ${id} failed: ${value.errorMessage}`)
-        if (value.currentState === "PROCESSED") return { total: performance.now() - started, processing: value.processingTime ?? Number.NaN }
+        if (value.currentState === "PROCESSED") {
+          return { total: performance.now() - started, processing: value.processingTime ?? Number.NaN }
+        }
       }
     }
 
-    const measure = async (name: string, prepare: (run: number) => Promise<{ readonly path: string; readonly body: unknown; readonly idField: string }>) => {
+    const measure = async (
+      name: string,
+      prepare: (run: number) => Promise<{ readonly path: string; readonly body: unknown; readonly idField: string }>
+    ) => {
       quietWaits.push(await options.waitForQuiet(name, broker.rootPid))
       const totals: Array<number> = []
       const processing: Array<number> = []
@@ -131,13 +147,26 @@ export const runOrdersBench = async (options: SectionOptions): Promise<OrdersBen
         log(`${name}, run ${run + 1}: ${ms(timing.total)} (processing ${ms(timing.processing)})`)
       }
       const peak = broker.sampler.peakByPhase.get(name)
-      return { total: summarize(totals), processing: summarize(processing), peakServerRssKiB: peak?.serverRssKiB ?? Number.NaN, peakTreeRssKiB: peak?.treeRssKiB ?? Number.NaN }
+      return {
+        total: summarize(totals),
+        processing: summarize(processing),
+        peakServerRssKiB: peak?.serverRssKiB ?? Number.NaN,
+        peakTreeRssKiB: peak?.treeRssKiB ?? Number.NaN
+      }
     }
 
-    const reference = async (label: string, times: number, run: (i: number) => Promise<{ ms: number; maxRssKiB?: number }>) => {
+    const reference = async (
+      label: string,
+      times: number,
+      run: (i: number) => Promise<{ ms: number; maxRssKiB?: number }>
+    ) => {
       const results: Array<{ ms: number; maxRssKiB?: number }> = []
       for (let i = 0; i < times; i++) results.push(await run(i))
-      return { label, ms: summarize(results.map((r) => r.ms)), maxRssKiB: Math.max(...results.map((r) => r.maxRssKiB ?? Number.NaN)) }
+      return {
+        label,
+        ms: summarize(results.map((r) => r.ms)),
+        maxRssKiB: Math.max(...results.map((r) => r.maxRssKiB ?? Number.NaN))
+      }
     }
 
     // 1. Merge.
@@ -154,13 +183,30 @@ export const runOrdersBench = async (options: SectionOptions): Promise<OrdersBen
         }]
       }
     }))
-    const pdfunite = await reference("pdfunite", runs, (i) => runTimed("pdfunite", [corpus(BOOK), corpus(MANUAL), join(options.tmp, `pdfunite-${i}.pdf`)], { cpu: true }))
-    const mutoolMerge = await reference("mutool merge", runs, (i) => runTimed("mutool", ["merge", "-o", join(options.tmp, `mutool-merge-${i}.pdf`), corpus(BOOK), corpus(MANUAL)], { cpu: true }))
+    const pdfunite = await reference(
+      "pdfunite",
+      runs,
+      (i) => runTimed("pdfunite", [corpus(BOOK), corpus(MANUAL), join(options.tmp, `pdfunite-${i}.pdf`)], { cpu: true })
+    )
+    const mutoolMerge = await reference(
+      "mutool merge",
+      runs,
+      (i) =>
+        runTimed("mutool", ["merge", "-o", join(options.tmp, `mutool-merge-${i}.pdf`), corpus(BOOK), corpus(MANUAL)], {
+          cpu: true
+        })
+    )
 
     // 2. Redaction: a word on every 40th page of the manual.
     const manualId = await ids(manual, MANUAL)
     const regions = await Promise.all(REDACTED_PAGES.map(async (page) => {
-      const { value } = await getJson<{ positionTextList: Array<{ text: string; individualWidths: Array<number>; position: { x: number; y: number; w: number; h: number } }> }>(
+      const { value } = await getJson<
+        {
+          positionTextList: Array<
+            { text: string; individualWidths: Array<number>; position: { x: number; y: number; w: number; h: number } }
+          >
+        }
+      >(
         base,
         `/documents/${manualId}/pages/${page}/text/position`
       )
@@ -175,7 +221,14 @@ export const runOrdersBench = async (options: SectionOptions): Promise<OrdersBen
         idField: "transformationOrderId",
         body: {
           transformationDetails: [{ transformationElements: [{ documentId: id }] }],
-          annotations: { annotations: regions.map((r) => ({ type: "RedactText", page: r.page, position: { x: r.x, y: r.y, w: r.w, h: r.h }, documentId: { id } })) }
+          annotations: {
+            annotations: regions.map((r) => ({
+              type: "RedactText",
+              page: r.page,
+              position: { x: r.x, y: r.y, w: r.w, h: r.h },
+              documentId: { id }
+            }))
+          }
         }
       }
     })
@@ -183,8 +236,15 @@ export const runOrdersBench = async (options: SectionOptions): Promise<OrdersBen
     const regionsFile = join(options.tmp, "regions.json")
     writeFileSync(script, MUPDF_REDACT)
     writeFileSync(regionsFile, JSON.stringify(regions))
-    const mupdfRedact = await reference("mutool run (MuPDF's applyRedactions)", runs, (i) =>
-      runTimed("mutool", ["run", script, corpus(MANUAL), join(options.tmp, `mupdf-redacted-${i}.pdf`), regionsFile], { cpu: true, timeoutMs: 600_000 }))
+    const mupdfRedact = await reference(
+      "mutool run (MuPDF's applyRedactions)",
+      runs,
+      (i) =>
+        runTimed("mutool", ["run", script, corpus(MANUAL), join(options.tmp, `mupdf-redacted-${i}.pdf`), regionsFile], {
+          cpu: true,
+          timeoutMs: 600_000
+        })
+    )
 
     // 3. Comparison of two 14-page versions.
     const comparison = await measure("comparison", async (run) => ({
@@ -198,8 +258,24 @@ export const runOrdersBench = async (options: SectionOptions): Promise<OrdersBen
     const changedFile = join(options.tmp, "changed.pdf")
     writeFileSync(changedFile, await changedVersion(paper, "reference"))
     const pdftoppm = await reference(`pdftoppm of both (${COMPARISON_WIDTH} px wide)`, runs, async (i) => {
-      const a = await runTimed("pdftoppm", ["-scale-to-x", String(COMPARISON_WIDTH), "-scale-to-y", "-1", "-png", corpus(PAPER), join(options.tmp, `l${i}`)], { cpu: true })
-      const b = await runTimed("pdftoppm", ["-scale-to-x", String(COMPARISON_WIDTH), "-scale-to-y", "-1", "-png", changedFile, join(options.tmp, `r${i}`)], { cpu: true })
+      const a = await runTimed("pdftoppm", [
+        "-scale-to-x",
+        String(COMPARISON_WIDTH),
+        "-scale-to-y",
+        "-1",
+        "-png",
+        corpus(PAPER),
+        join(options.tmp, `l${i}`)
+      ], { cpu: true })
+      const b = await runTimed("pdftoppm", [
+        "-scale-to-x",
+        String(COMPARISON_WIDTH),
+        "-scale-to-y",
+        "-1",
+        "-png",
+        changedFile,
+        join(options.tmp, `r${i}`)
+      ], { cpu: true })
       return { ms: a.ms + b.ms, maxRssKiB: Math.max(a.maxRssKiB ?? 0, b.maxRssKiB ?? 0) }
     })
 
@@ -208,11 +284,31 @@ export const runOrdersBench = async (options: SectionOptions): Promise<OrdersBen
       runs,
       readyServerRssKiB,
       quietWaits,
-      tools: { mutool: toolVersion("mutool", ["-v"]), pdfunite: toolVersion("pdfunite", ["-v"]), pdftoppm: toolVersion("pdftoppm", ["-v"]) },
+      tools: {
+        mutool: toolVersion("mutool", ["-v"]),
+        pdfunite: toolVersion("pdfunite", ["-v"]),
+        pdftoppm: toolVersion("pdftoppm", ["-v"])
+      },
       operations: [
-        { name: "Merge 352 + 400 pages", ...merge, reference: pdfunite, alternative: mutoolMerge, detail: `${BOOK} and ${MANUAL} into one 752-page document` },
-        { name: "Redact 10 regions, 400 pages", ...redaction, reference: mupdfRedact, detail: `a word on pages ${REDACTED_PAGES.join(", ")} of ${MANUAL}` },
-        { name: "Compare two 14-page documents", ...comparison, reference: pdftoppm, detail: `${PAPER} against a copy changed on 3 pages, rendered ${COMPARISON_WIDTH} px wide` }
+        {
+          name: "Merge 352 + 400 pages",
+          ...merge,
+          reference: pdfunite,
+          alternative: mutoolMerge,
+          detail: `${BOOK} and ${MANUAL} into one 752-page document`
+        },
+        {
+          name: "Redact 10 regions, 400 pages",
+          ...redaction,
+          reference: mupdfRedact,
+          detail: `a word on pages ${REDACTED_PAGES.join(", ")} of ${MANUAL}`
+        },
+        {
+          name: "Compare two 14-page documents",
+          ...comparison,
+          reference: pdftoppm,
+          detail: `${PAPER} against a copy changed on 3 pages, rendered ${COMPARISON_WIDTH} px wide`
+        }
       ]
     }
     const { jsonPath, mdPath } = writeSectionReport(options.outDir, "orders", results, renderOrdersMarkdown)
@@ -224,21 +320,34 @@ export const runOrdersBench = async (options: SectionOptions): Promise<OrdersBen
 }
 
 const summaryTable = (r: OrdersBenchResults) =>
-  table(["Operation", "Broker: POST to PROCESSED (median, min–max)", "Order's processingTime", "Peak RSS: server / process tree", "Reference", "Reference time", "Reference peak RSS", "Broker / reference"], r.operations.flatMap((o) => {
-    const row = (ref: Measured["reference"], first: boolean) => [
-      first ? o.name : "",
-      first ? `${ms(o.total.median)} (${ms(o.total.min)}–${ms(o.total.max)})` : "",
-      first ? ms(o.processing.median) : "",
-      first ? `${mib(o.peakServerRssKiB)} / ${mib(o.peakTreeRssKiB)}` : "",
-      ref.label,
-      ms(ref.ms.median),
-      mib(ref.maxRssKiB),
-      fmtRatio(ratio(o.total.median, ref.ms.median))
-    ]
-    return o.alternative ? [row(o.reference, true), row(o.alternative, false)] : [row(o.reference, true)]
-  }))
+  table(
+    [
+      "Operation",
+      "Broker: POST to PROCESSED (median, min–max)",
+      "Order's processingTime",
+      "Peak RSS: server / process tree",
+      "Reference",
+      "Reference time",
+      "Reference peak RSS",
+      "Broker / reference"
+    ],
+    r.operations.flatMap((o) => {
+      const row = (ref: Measured["reference"], first: boolean) => [
+        first ? o.name : "",
+        first ? `${ms(o.total.median)} (${ms(o.total.min)}–${ms(o.total.max)})` : "",
+        first ? ms(o.processing.median) : "",
+        first ? `${mib(o.peakServerRssKiB)} / ${mib(o.peakTreeRssKiB)}` : "",
+        ref.label,
+        ms(ref.ms.median),
+        mib(ref.maxRssKiB),
+        fmtRatio(ratio(o.total.median, ref.ms.median))
+      ]
+      return o.alternative ? [row(o.reference, true), row(o.alternative, false)] : [row(o.reference, true)]
+    })
+  )
 
-export const renderOrdersSummary = (r: OrdersBenchResults) => [`Document orders (${r.runs} runs each)`, "", summaryTable(r)].join("\n")
+export const renderOrdersSummary = (r: OrdersBenchResults) =>
+  [`Document orders (${r.runs} runs each)`, "", summaryTable(r)].join("\n")
 
 const renderOrdersMarkdown = (r: OrdersBenchResults, jsonName: string) => {
   const m = r.machine
@@ -254,7 +363,12 @@ const renderOrdersMarkdown = (r: OrdersBenchResults, jsonName: string) => {
       ["Code measured", String(m.measuredRef ?? `working tree at ${String(m.gitHead)}`)],
       ["Tools", Object.entries(r.tools).map(([k, v]) => `${k}: ${v}`).join("; ")],
       ["Broker server RSS when ready (before any document)", mib(r.readyServerRssKiB)],
-      ["Quiet waits", r.quietWaits.map((w) => `${w.before}: ${Math.round(w.waitedMs / 1000)} s, other processes ${w.otherCores.toFixed(2)} cores`).join("; ")]
+      [
+        "Quiet waits",
+        r.quietWaits.map((w) =>
+          `${w.before}: ${Math.round(w.waitedMs / 1000)} s, other processes ${w.otherCores.toFixed(2)} cores`
+        ).join("; ")
+      ]
     ]),
     "",
     "## Method",

@@ -6,39 +6,43 @@ import { HttpApiBuilder, HttpApiSwagger, HttpMiddleware } from "@effect/platform
 import { Effect, Layer } from "effect"
 import { AdministrationHttpLive } from "../http/broker/AdministrationHttp.ts"
 import { AnnotationsHttpLive } from "../http/broker/AnnotationsHttp.ts"
-import { ComparisonsHttpLive } from "../http/broker/ComparisonsHttp.ts"
-import { TransformationsHttpLive } from "../http/broker/TransformationsHttp.ts"
-import { brokerErrorShape, errorBodies, internalErrors } from "../http/common/ErrorBodies.ts"
 import { BrokerApi } from "../http/broker/Api.ts"
+import { ComparisonsHttpLive } from "../http/broker/ComparisonsHttp.ts"
 import { ConversionsHttpLive } from "../http/broker/ConversionsHttp.ts"
 import { DocumentLoadingHttpLive } from "../http/broker/DocumentLoadingHttp.ts"
 import { DocumentsHttpLive } from "../http/broker/DocumentsHttp.ts"
+import { TransformationsHttpLive } from "../http/broker/TransformationsHttp.ts"
+import { brokerErrorShape, errorBodies, internalErrors } from "../http/common/ErrorBodies.ts"
 import { Annotations } from "../services/broker/annotations/Annotations.ts"
-import { BlobStore } from "../services/common/BlobStore.ts"
 import { Comparisons } from "../services/broker/comparisons/Comparisons.ts"
 import { Conversions } from "../services/broker/documents/Conversions.ts"
-import { DocumentRegistry } from "../services/broker/registry/DocumentRegistry.ts"
 import { DocumentFiles } from "../services/broker/documents/DocumentFiles.ts"
 import { DocumentInfo } from "../services/broker/documents/DocumentInfo.ts"
 import { DocumentRegistration } from "../services/broker/documents/DocumentRegistration.ts"
 import { DocumentResolver } from "../services/broker/documents/DocumentResolver.ts"
-import { DocumentOutline } from "../services/broker/outline/DocumentOutline.ts"
-import { PageImages } from "../services/broker/pages/PageImages.ts"
-import { DocumentSignatures } from "../services/broker/signatures/DocumentSignatures.ts"
-import { signatureWorkerSettings } from "../services/broker/signatures/SignatureRequests.ts"
-import { DocumentText } from "../services/broker/text/DocumentText.ts"
-import { transformWorkerSettings } from "../services/broker/transformations/TransformRequests.ts"
+import { engineWorkerSettings, PdfEngine, PdfWorkerSetup } from "../services/broker/engine/PdfEngine.ts"
 import { Health } from "../services/broker/health/Health.ts"
 import { orderRunner } from "../services/broker/orders/OrderRunner.ts"
 import { Orders } from "../services/broker/orders/Orders.ts"
-import { engineWorkerSettings, PdfEngine, PdfWorkerSetup } from "../services/broker/engine/PdfEngine.ts"
+import { DocumentOutline } from "../services/broker/outline/DocumentOutline.ts"
+import { PageImages } from "../services/broker/pages/PageImages.ts"
+import { DocumentRegistry } from "../services/broker/registry/DocumentRegistry.ts"
+import { DocumentSignatures } from "../services/broker/signatures/DocumentSignatures.ts"
+import { signatureWorkerSettings } from "../services/broker/signatures/SignatureRequests.ts"
+import { DocumentText } from "../services/broker/text/DocumentText.ts"
 import { Transformations } from "../services/broker/transformations/Transformations.ts"
+import { transformWorkerSettings } from "../services/broker/transformations/TransformRequests.ts"
+import { BlobStore } from "../services/common/BlobStore.ts"
 import { listen } from "./Listen.ts"
 
 /** The PDF worker threads: the entry that runs every feature's handlers, and each feature's settings for them. */
 const PdfWorkerSetupLive = Layer.effect(
   PdfWorkerSetup,
-  Effect.all({ engine: engineWorkerSettings, signatures: signatureWorkerSettings, transformations: transformWorkerSettings }).pipe(
+  Effect.all({
+    engine: engineWorkerSettings,
+    signatures: signatureWorkerSettings,
+    transformations: transformWorkerSettings
+  }).pipe(
     Effect.map((settings) => ({ entry: new URL("./PdfWorker.ts", import.meta.url), settings }))
   )
 )
@@ -88,7 +92,15 @@ export const BrokerServicesLive = Layer.mergeAll(Health.Default, OrderWorkersLiv
 
 /** The broker's routes and handlers; the services come from outside. */
 const BrokerRoutesLive = HttpApiBuilder.api(BrokerApi).pipe(
-  Layer.provide([DocumentsHttpLive, ConversionsHttpLive, ComparisonsHttpLive, TransformationsHttpLive, AnnotationsHttpLive, DocumentLoadingHttpLive, AdministrationHttpLive])
+  Layer.provide([
+    DocumentsHttpLive,
+    ConversionsHttpLive,
+    ComparisonsHttpLive,
+    TransformationsHttpLive,
+    AnnotationsHttpLive,
+    DocumentLoadingHttpLive,
+    AdministrationHttpLive
+  ])
 )
 
 /** The broker's HTTP application, without a server or services (tests serve it on an ephemeral port). */

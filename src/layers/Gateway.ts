@@ -11,8 +11,8 @@ import { AdminLlmHttpLive } from "../http/gateway/AdminLlmHttp.ts"
 import { GatewayApi, gatewayErrorShape } from "../http/gateway/Api.ts"
 import { AdminAuthenticationLive, documentIdentity, UserAuthenticationLive } from "../http/gateway/Authentication.ts"
 import { ConversationsHttpLive } from "../http/gateway/ConversationsHttp.ts"
-import { RequestsHttpLive } from "../http/gateway/RequestsHttp.ts"
 import { AdminPromptsHttpLive, AdminTemplatingHttpLive, PromptsHttpLive } from "../http/gateway/PromptsHttp.ts"
+import { RequestsHttpLive } from "../http/gateway/RequestsHttp.ts"
 import { UsersHttpLive } from "../http/gateway/UsersHttp.ts"
 import { Actuator, LevelFilterLive } from "../services/gateway/actuator/Actuator.ts"
 import { Conversations } from "../services/gateway/conversations/Conversations.ts"
@@ -49,16 +49,32 @@ export const GatewayServicesLive = Layer.mergeAll(
 
 // The OpenAPI document says how callers identify themselves, as configured.
 const GatewayRoutesLive = Layer.unwrapEffect(
-  TenancyConfig.pipe(Effect.orDie, Effect.map((config) => HttpApiBuilder.api(GatewayApi.annotate(OpenApi.Transform, documentIdentity(config)))))
-).pipe(Layer.provide([ActuatorHttpLive, UsersHttpLive, AdminLlmHttpLive, AdminPromptsHttpLive, AdminTemplatingHttpLive, PromptsHttpLive, ConversationsHttpLive, RequestsHttpLive, AdminActivityHttpLive]))
+  TenancyConfig.pipe(
+    Effect.orDie,
+    Effect.map((config) => HttpApiBuilder.api(GatewayApi.annotate(OpenApi.Transform, documentIdentity(config))))
+  )
+).pipe(
+  Layer.provide([
+    ActuatorHttpLive,
+    UsersHttpLive,
+    AdminLlmHttpLive,
+    AdminPromptsHttpLive,
+    AdminTemplatingHttpLive,
+    PromptsHttpLive,
+    ConversationsHttpLive,
+    RequestsHttpLive,
+    AdminActivityHttpLive
+  ])
+)
 
 /** The gateway's HTTP application, without server or services (tests serve it on an ephemeral port). */
-export const GatewayApp = HttpApiBuilder.serve((app) => HttpMiddleware.logger(errorBodies(gatewayErrorShape)(app))).pipe(
-  Layer.provide(internalErrors(GatewayApi, gatewayErrorShape)),
-  Layer.provide(HttpApiSwagger.layer({ path: "/swagger-ui/index.html" })),
-  Layer.provide(HttpApiBuilder.middlewareOpenApi({ path: "/v3/api-docs" })),
-  Layer.provide(GatewayRoutesLive),
-  Layer.provide(LevelFilterLive)
-)
+export const GatewayApp = HttpApiBuilder.serve((app) => HttpMiddleware.logger(errorBodies(gatewayErrorShape)(app)))
+  .pipe(
+    Layer.provide(internalErrors(GatewayApi, gatewayErrorShape)),
+    Layer.provide(HttpApiSwagger.layer({ path: "/swagger-ui/index.html" })),
+    Layer.provide(HttpApiBuilder.middlewareOpenApi({ path: "/v3/api-docs" })),
+    Layer.provide(GatewayRoutesLive),
+    Layer.provide(LevelFilterLive)
+  )
 
 export const GatewayLive = listen("GATEWAY", 8090, GatewayApp, GatewayServicesLive)

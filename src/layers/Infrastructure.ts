@@ -15,4 +15,8 @@ import { SqlLive } from "./Sql.ts"
  */
 const SpansOff = Layer.setTracerEnabled(false)
 
-export const InfrastructureLive = SqlLive.pipe(Layer.provideMerge(StorageConfig.Default), Layer.provideMerge(NodeContext.layer), Layer.provideMerge(SpansOff))
+export const InfrastructureLive = SqlLive.pipe(
+  Layer.provideMerge(StorageConfig.Default),
+  Layer.provideMerge(NodeContext.layer),
+  Layer.provideMerge(SpansOff)
+)

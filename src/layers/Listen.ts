@@ -6,12 +6,20 @@ import { NodeHttpServer } from "@effect/platform-node"
 import { Config, Effect, Layer } from "effect"
 import { createServer } from "node:http"
 
-export const listen = <RApp, S, E, RS>(name: "BROKER" | "GATEWAY", defaultPort: number, app: Layer.Layer<never, never, RApp>, services: Layer.Layer<S, E, RS>) =>
+export const listen = <RApp, S, E, RS>(
+  name: "BROKER" | "GATEWAY",
+  defaultPort: number,
+  app: Layer.Layer<never, never, RApp>,
+  services: Layer.Layer<S, E, RS>
+) =>
   Layer.unwrapEffect(
     Effect.gen(function*() {
       // 0 is allowed: the system picks a free port (logged at start).
       const port = yield* Config.integer(`${name}_PORT`).pipe(
-        Config.validate({ message: `${name}_PORT must be a port number from 0 to 65535`, validation: (p) => p >= 0 && p <= 65535 }),
+        Config.validate({
+          message: `${name}_PORT must be a port number from 0 to 65535`,
+          validation: (p) => p >= 0 && p <= 65535
+        }),
         Config.withDefault(defaultPort)
       )
       const host = yield* Config.string(`${name}_HOST`).pipe(Config.withDefault("0.0.0.0"))

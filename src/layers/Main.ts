@@ -31,5 +31,7 @@ export const runStack = (args: ReadonlyArray<string>) =>
   Effect.gen(function*() {
     const names = yield* requestedServices(args)
     const infrastructure = Layer.succeedContext(yield* Layer.build(InfrastructureLive))
-    yield* Effect.all(names.map((name) => Layer.launch(services[name].pipe(Layer.provide(infrastructure)))), { concurrency: "unbounded" })
+    yield* Effect.all(names.map((name) => Layer.launch(services[name].pipe(Layer.provide(infrastructure)))), {
+      concurrency: "unbounded"
+    })
   }).pipe(Effect.scoped)

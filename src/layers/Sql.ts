@@ -5,8 +5,8 @@
 import { Migrator } from "@effect/sql"
 import { Effect, Layer, Option } from "effect"
 import * as path from "node:path"
-import { migrations } from "../services/common/sql/migrations/index.ts"
 import { lockDataDir } from "../services/common/sql/DataDirLock.ts"
+import { migrations } from "../services/common/sql/migrations/index.ts"
 import * as PgliteClient from "../services/common/sql/PgliteClient.ts"
 import * as PostgresClient from "../services/common/sql/PostgresClient.ts"
 import { StorageConfig } from "../services/common/StorageConfig.ts"
@@ -18,7 +18,9 @@ export const SqlLive = Layer.unwrapEffect(
     const { dataDir, databaseUrl, pgliteSharedBuffers } = yield* StorageConfig
     const client = Option.match(databaseUrl, {
       onNone: () =>
-        PgliteClient.layer(path.join(dataDir, "pgdata"), pgliteSharedBuffers).pipe(Layer.provide(Layer.scopedDiscard(lockDataDir(dataDir)))),
+        PgliteClient.layer(path.join(dataDir, "pgdata"), pgliteSharedBuffers).pipe(
+          Layer.provide(Layer.scopedDiscard(lockDataDir(dataDir)))
+        ),
       onSome: PostgresClient.layer
     })
     return Layer.provideMerge(MigrationsLive, client)

@@ -68,17 +68,22 @@ const serveForTest = <I, RApp, S, RServices>(
     ])
     const url = Layer.effect(
       Url,
-      HttpServer.HttpServer.pipe(Effect.map((server) => `http://127.0.0.1:${(server.address as HttpServer.TcpAddress).port}`))
+      HttpServer.HttpServer.pipe(
+        Effect.map((server) => `http://127.0.0.1:${(server.address as HttpServer.TcpAddress).port}`)
+      )
     )
     // The services (and the SQL client) are given to the tests too, for what has no endpoint of its own.
-    return Layer.provideMerge(url, app.pipe(Layer.provideMerge(services), Layer.provideMerge(NodeHttpServer.layerTest))).pipe(
-      Layer.provideMerge(InfrastructureLive),
-      Layer.provide(Layer.setConfigProvider(ConfigProvider.fromMap(settings))),
-      // A real server on real time, even inside a test's environment: its timeouts, polls and leases must fire.
-      Layer.provide(Layer.setClock(Clock.make()))
-    )
+    return Layer.provideMerge(url, app.pipe(Layer.provideMerge(services), Layer.provideMerge(NodeHttpServer.layerTest)))
+      .pipe(
+        Layer.provideMerge(InfrastructureLive),
+        Layer.provide(Layer.setConfigProvider(ConfigProvider.fromMap(settings))),
+        // A real server on real time, even inside a test's environment: its timeouts, polls and leases must fire.
+        Layer.provide(Layer.setClock(Clock.make()))
+      )
   }))
 
-export const brokerTestLayer = (config: Readonly<Record<string, string>> = {}) => serveForTest(BrokerApp, BrokerServicesLive, BrokerUrl, config)
+export const brokerTestLayer = (config: Readonly<Record<string, string>> = {}) =>
+  serveForTest(BrokerApp, BrokerServicesLive, BrokerUrl, config)
 
-export const gatewayTestLayer = (config: Readonly<Record<string, string>> = {}) => serveForTest(GatewayApp, GatewayServicesLive, GatewayUrl, config)
+export const gatewayTestLayer = (config: Readonly<Record<string, string>> = {}) =>
+  serveForTest(GatewayApp, GatewayServicesLive, GatewayUrl, config)

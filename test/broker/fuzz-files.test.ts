@@ -7,7 +7,7 @@
 import { expect, layer } from "@effect/vitest"
 import { Effect } from "effect"
 import fc from "fast-check"
-import { BrokerUrl, brokerTestLayer } from "../../src/layers/Test.ts"
+import { brokerTestLayer, BrokerUrl } from "../../src/layers/Test.ts"
 import { defaultBackend } from "../support/backends.ts"
 import { fuzzParameters, mutate, mutations, Tally } from "../support/fuzz.ts"
 import { call, corpusFile, type Reply } from "../support/http.ts"
@@ -33,7 +33,8 @@ const originals = new Map(SOURCES.map((name) => [name, corpusFile(name)]))
 
 /** Longer than the broker's own render timeout (set below): a call still unanswered then is a hang. */
 const CALL_TIMEOUT_MS = 45_000
-const timed = (url: string, init: RequestInit = {}) => call(url, { ...init, signal: AbortSignal.timeout(CALL_TIMEOUT_MS) })
+const timed = (url: string, init: RequestInit = {}) =>
+  call(url, { ...init, signal: AbortSignal.timeout(CALL_TIMEOUT_MS) })
 
 const tally = new Tally()
 
@@ -73,13 +74,20 @@ layer(brokerTestLayer(config), { timeout: 900_000 })("fuzz: mutated corpus files
   it.effect("upload, layout, page image and text answer as documented; the broker stays ready", () =>
     Effect.gen(function*() {
       const base = yield* BrokerUrl
-      const property = fc.asyncProperty(fc.constantFrom(...SOURCES), mutations, (source, plan) =>
-        Effect.runPromise(Effect.gen(function*() {
-          const bytes = mutate(originals.get(source)!, plan) as Uint8Array<ArrayBuffer>
-          const uploaded = yield* timed(`${base}/documents`, { method: "POST", headers: { "content-type": "application/octet-stream" }, body: bytes })
-          expectDocumented("upload", uploaded, [200, 400])
-          if (uploaded.status === 200) yield* readDocument(base, uploaded.json.id)
-        }))
+      const property = fc.asyncProperty(
+        fc.constantFrom(...SOURCES),
+        mutations,
+        (source, plan) =>
+          Effect.runPromise(Effect.gen(function*() {
+            const bytes = mutate(originals.get(source)!, plan) as Uint8Array<ArrayBuffer>
+            const uploaded = yield* timed(`${base}/documents`, {
+              method: "POST",
+              headers: { "content-type": "application/octet-stream" },
+              body: bytes
+            })
+            expectDocumented("upload", uploaded, [200, 400])
+            if (uploaded.status === 200) yield* readDocument(base, uploaded.json.id)
+          }))
       )
       yield* Effect.promise(() => fc.assert(property, fuzzParameters(150, 420_000)))
       tally.report("Mutated corpus files: what each step answered")

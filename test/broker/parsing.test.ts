@@ -21,13 +21,15 @@ describe("page image descriptor", () => {
   })
 
   it("refuses what it cannot read, saying why", () => {
-    for (const [text, reason] of [
-      ["IM_800", /must look like/],
-      ["IM_800_45", /multiple of 90/],
-      ["IM_800_0_FILTERS~Z~1", /unknown filter code 'Z'/],
-      ["IM_800_0_FILTERS~C", /must look like/],
-      ["im_800_0", /must look like/]
-    ] as const) {
+    for (
+      const [text, reason] of [
+        ["IM_800", /must look like/],
+        ["IM_800_45", /multiple of 90/],
+        ["IM_800_0_FILTERS~Z~1", /unknown filter code 'Z'/],
+        ["IM_800_0_FILTERS~C", /must look like/],
+        ["im_800_0", /must look like/]
+      ] as const
+    ) {
       const result = decode(text)
       expect(Either.isLeft(result), text).toBe(true)
       expect(String(Either.isLeft(result) ? result.left : ""), text).toMatch(reason)
@@ -48,11 +50,17 @@ describe("Range header", () => {
 
   it("416 when nothing overlaps, 400 when the header is missing or malformed", () => {
     for (const header of ["bytes=100-120", "bytes=50-40", "bytes=-0"]) {
-      expect(Either.getLeft(range(header)).pipe((l) => l._tag === "Some" && l.value._tag), header).toBe("RangeNotSatisfiable")
+      expect(Either.getLeft(range(header)).pipe((l) => l._tag === "Some" && l.value._tag), header).toBe(
+        "RangeNotSatisfiable"
+      )
     }
-    expect(Either.getLeft(range("bytes=0-0", 0)).pipe((l) => l._tag === "Some" && l.value._tag)).toBe("RangeNotSatisfiable")
+    expect(Either.getLeft(range("bytes=0-0", 0)).pipe((l) => l._tag === "Some" && l.value._tag)).toBe(
+      "RangeNotSatisfiable"
+    )
     for (const header of [undefined, "", "bytes=", "bytes=a-b", "bytes=0-1,5-6", "pages=1-2"]) {
-      expect(Either.getLeft(range(header)).pipe((l) => l._tag === "Some" && l.value._tag), String(header)).toBe("InvalidRequest")
+      expect(Either.getLeft(range(header)).pipe((l) => l._tag === "Some" && l.value._tag), String(header)).toBe(
+        "InvalidRequest"
+      )
     }
   })
 })

@@ -6,11 +6,15 @@
 import { expect, layer } from "@effect/vitest"
 import { Effect } from "effect"
 import { PDFDocument } from "pdf-lib"
-import { BrokerUrl, brokerTestLayer } from "../../src/layers/Test.ts"
+import { brokerTestLayer, BrokerUrl } from "../../src/layers/Test.ts"
 import { backends } from "../support/backends.ts"
 import { call, pngSize, upload, uploadOk } from "../support/http.ts"
 
-const json = (method: string, body: unknown) => ({ method, headers: { "content-type": "application/json" }, body: JSON.stringify(body) })
+const json = (method: string, body: unknown) => ({
+  method,
+  headers: { "content-type": "application/json" },
+  body: JSON.stringify(body)
+})
 
 /** A one-page PDF whose Info dictionary holds a NUL, as the fuzzer's mutated files did. */
 const pdfTitled = (title: string, author = "Finance") =>
@@ -30,7 +34,11 @@ for (const backend of backends) {
         const id = yield* uploadOk(base, yield* pdfTitled("Quarterly\u0000report", "Finance\u0000Team"))
         const metadata = yield* call(`${base}/documents/${id}`)
         expect(metadata.status).toBe(200)
-        expect(JSON.parse(metadata.json.documentMetadata)).toMatchObject({ Title: "Quarterlyreport", Author: "FinanceTeam", pageCount: "1" })
+        expect(JSON.parse(metadata.json.documentMetadata)).toMatchObject({
+          Title: "Quarterlyreport",
+          Author: "FinanceTeam",
+          pageCount: "1"
+        })
         expect((yield* call(`${base}/documents/${id}/layout`)).json.pageDimensionsList).toHaveLength(1)
         const image = yield* call(`${base}/documents/${id}/pages/0/image?pageImageDescription=IM_300_0`)
         expect(image.status).toBe(200)
@@ -60,11 +68,21 @@ for (const backend of backends) {
           creator: "Ann\u0000e",
           replies: [{ creator: "Bob", contents: "ok\u0000" }]
         })
-        const created = yield* call(`${base}/annotation?documentId=${id}`, json("PUT", { annotations: [note("a\u0000b", "c\ud800d"), note("e\udc00", "\u0000")] }))
+        const created = yield* call(
+          `${base}/annotation?documentId=${id}`,
+          json("PUT", { annotations: [note("a\u0000b", "c\ud800d"), note("e\udc00", "\u0000")] })
+        )
         expect(created.status).toBe(200)
         const listed = (yield* call(`${base}/annotation?documentId=${id}`)).json.annotations
-        expect(listed.map((a: { subject: string; contents: string }) => [a.subject, a.contents]).sort()).toEqual([["ab", "c\uFFFDd"], ["e\uFFFD", ""]])
-        expect(listed.every((a: { creator: string; replies: Array<{ contents: string }> }) => a.creator === "Anne" && a.replies[0]!.contents === "ok")).toBe(true)
+        expect(listed.map((a: { subject: string; contents: string }) => [a.subject, a.contents]).sort()).toEqual([[
+          "ab",
+          "c\uFFFDd"
+        ], ["e\uFFFD", ""]])
+        expect(
+          listed.every((a: { creator: string; replies: Array<{ contents: string }> }) =>
+            a.creator === "Anne" && a.replies[0]!.contents === "ok"
+          )
+        ).toBe(true)
         // The XFDF export (written from what is stored) is well-formed and holds the cleaned text.
         const xfdf = yield* call(`${base}/documents/${id}/file/annotations`)
         expect(xfdf.status).toBe(200)

@@ -6,7 +6,7 @@
  */
 import { expect, layer } from "@effect/vitest"
 import { Effect, Layer } from "effect"
-import { GatewayUrl, gatewayTestLayer } from "../../src/layers/Test.ts"
+import { gatewayTestLayer, GatewayUrl } from "../../src/layers/Test.ts"
 import { backends } from "../support/backends.ts"
 import { FakeLlmServer } from "../support/fake-llm.ts"
 import { as, json } from "../support/gateway.ts"
@@ -17,15 +17,31 @@ const alice = as("acme", "alice")
 const setup = Effect.gen(function*() {
   const base = yield* GatewayUrl
   const fake = yield* FakeLlmServer
-  yield* call(`${base}/api/v1/admin/llm/provider-conf`, json(alice, { id: "local", type: "openai-compatible", model: "llama3", baseUrl: `${fake.url}/v1`, apiKey: "local-key-1234", isDefault: true }))
+  yield* call(
+    `${base}/api/v1/admin/llm/provider-conf`,
+    json(alice, {
+      id: "local",
+      type: "openai-compatible",
+      model: "llama3",
+      baseUrl: `${fake.url}/v1`,
+      apiKey: "local-key-1234",
+      isDefault: true
+    })
+  )
   return { base, fake }
 })
 
 const ask = (base: string, text: string, query = "") =>
-  call(`${base}/api/v1/requests${query}`, json(alice, { inputs: [{ role: "user", content: [{ type: "text", value: text }] }] }))
+  call(
+    `${base}/api/v1/requests${query}`,
+    json(alice, { inputs: [{ role: "user", content: [{ type: "text", value: text }] }] })
+  )
 
 for (const backend of backends) {
-  const gateway = Layer.provideMerge(gatewayTestLayer({ ...backend.config, LLM_RETRY_BASE_DELAY: "10 millis" }), FakeLlmServer.layer)
+  const gateway = Layer.provideMerge(
+    gatewayTestLayer({ ...backend.config, LLM_RETRY_BASE_DELAY: "10 millis" }),
+    FakeLlmServer.layer
+  )
   layer(gateway, { timeout: 120_000 })(`gateway, unusual text (${backend.name})`, (it) => {
     it.effect("a conversation titled with a NUL is created (201) and read back without it", () =>
       Effect.gen(function*() {
@@ -48,13 +64,19 @@ for (const backend of backends) {
         expect(request.status).toBe(200)
         expect(request.json.inputs[0].content[0].text).toBe("hithere")
         expect(request.json.response).toBe("An answer with a NUL and a lone \uFFFD surrogate.")
-        const conversation = yield* call(`${base}/api/v1/conversations/${answered.json.conversationId}`, { headers: alice })
+        const conversation = yield* call(`${base}/api/v1/conversations/${answered.json.conversationId}`, {
+          headers: alice
+        })
         expect(conversation.status).toBe(200)
         expect(conversation.json.title).toBe("hithere")
         // The next turn of the conversation carries the stored history.
         fake.script({ text: "Second." })
         expect((yield* ask(base, "more", `?conversationId=${answered.json.conversationId}`)).status).toBe(201)
-        expect(fake.requests.at(-1)!.body.messages.map((m: { content: string }) => m.content)).toEqual(["hithere", "An answer with a NUL and a lone \uFFFD surrogate.", "more"])
+        expect(fake.requests.at(-1)!.body.messages.map((m: { content: string }) => m.content)).toEqual([
+          "hithere",
+          "An answer with a NUL and a lone \uFFFD surrogate.",
+          "more"
+        ])
       }))
 
     it.effect("a provider's error message with a NUL: the failed request is recorded and readable", () =>
@@ -79,19 +101,40 @@ for (const backend of backends) {
         const request = yield* call(`${base}/api/v1/requests/${answered.json.id}`, { headers: alice })
         expect(request.status).toBe(200)
         expect(request.json).toMatchObject({ status: "COMPLETED", response: "Counted." })
-        expect((yield* call(`${base}/api/v1/conversations/${answered.json.conversationId}`, { headers: alice })).status).toBe(200)
+        expect((yield* call(`${base}/api/v1/conversations/${answered.json.conversationId}`, { headers: alice })).status)
+          .toBe(200)
       }))
 
     it.effect("prompts and provider configurations with NUL and unpaired surrogates are stored cleaned", () =>
       Effect.gen(function*() {
         const { base } = yield* setup
-        const prompt = yield* call(`${base}/api/v1/admin/prompts`, json(alice, { id: "odd", template: "Say {{x}}!", name: "na\u0000me", description: "\ud83d", llm: { systemPrompt: "be\u0000 kind" } }))
+        const prompt = yield* call(
+          `${base}/api/v1/admin/prompts`,
+          json(alice, {
+            id: "odd",
+            template: "Say {{x}}!",
+            name: "na\u0000me",
+            description: "\ud83d",
+            llm: { systemPrompt: "be\u0000 kind" }
+          })
+        )
         expect(prompt.status).toBe(201)
         const read = (yield* call(`${base}/api/v1/admin/prompts/odd`, { headers: alice })).json
         expect(JSON.stringify(read)).not.toContain("\\u0000")
         expect(JSON.stringify(read)).toContain("name")
         expect(JSON.stringify(read)).toContain("\uFFFD")
-        const provider = yield* call(`${base}/api/v1/admin/llm/provider-conf`, json(alice, { id: "odd", type: "openai-compatible", name: "n\u0000ame", model: "m", baseUrl: "http://127.0.0.1:9/v1", apiKey: "k\u0000ey-12345", headers: { "x-a": "b\u0000c" } }))
+        const provider = yield* call(
+          `${base}/api/v1/admin/llm/provider-conf`,
+          json(alice, {
+            id: "odd",
+            type: "openai-compatible",
+            name: "n\u0000ame",
+            model: "m",
+            baseUrl: "http://127.0.0.1:9/v1",
+            apiKey: "k\u0000ey-12345",
+            headers: { "x-a": "b\u0000c" }
+          })
+        )
         expect(provider.status).toBe(201)
         const stored = (yield* call(`${base}/api/v1/admin/llm/provider-conf/odd`, { headers: alice })).json
         expect(stored).toMatchObject({ name: "name", headers: { "x-a": "bc" } })

@@ -106,7 +106,8 @@ type Failure = NonNullable<FakeScript["fail"]>
 const openAiError = (fail: Failure) => ({
   error: {
     message: fail.message ?? `Scripted failure with status ${fail.status}`,
-    type: fail.type ?? (fail.status === 400 ? "invalid_request_error" : fail.status === 429 ? "rate_limit_exceeded" : "server_error"),
+    type: fail.type ??
+      (fail.status === 400 ? "invalid_request_error" : fail.status === 429 ? "rate_limit_exceeded" : "server_error"),
     code: fail.code ?? null
   }
 })
@@ -165,8 +166,19 @@ const chatCompletions: Route = async (ctx) => {
   }
   startEventStream(res)
   const chunk = (delta: Record<string, unknown>, finishReason: string | null) =>
-    JSON.stringify({ id, object: "chat.completion.chunk", created, model, choices: [{ index: 0, delta, finish_reason: finishReason }] })
-  if (!(await streamPieces(ctx, (piece, i) => sse(ctx, chunk(i === 0 ? { role: "assistant", content: piece } : { content: piece }, null))))) return
+    JSON.stringify({
+      id,
+      object: "chat.completion.chunk",
+      created,
+      model,
+      choices: [{ index: 0, delta, finish_reason: finishReason }]
+    })
+  if (
+    !(await streamPieces(
+      ctx,
+      (piece, i) => sse(ctx, chunk(i === 0 ? { role: "assistant", content: piece } : { content: piece }, null))
+    ))
+  ) return
   if (!sse(ctx, chunk({}, script.finishReason))) return
   if (record.body?.stream_options?.include_usage === true) {
     if (!sse(ctx, JSON.stringify({ id, object: "chat.completion.chunk", created, model, choices: [], usage }))) return
@@ -235,18 +247,42 @@ const responses: Route = async (ctx) => {
   }
   startEventStream(res)
   let sequence = 0
-  const event = (type: string, fields: Record<string, unknown>) => sse(ctx, JSON.stringify({ type, sequence_number: sequence++, ...fields }), type)
+  const event = (type: string, fields: Record<string, unknown>) =>
+    sse(ctx, JSON.stringify({ type, sequence_number: sequence++, ...fields }), type)
   const part = (text: string) => ({ type: "output_text", text, annotations: [] })
   if (!event("response.created", { response: response("in_progress", [], false) })) return
   if (!event("response.in_progress", { response: response("in_progress", [], false) })) return
   if (!event("response.output_item.added", { output_index: 0, item: message("in_progress", "") })) return
-  if (!event("response.content_part.added", { item_id: itemId, output_index: 0, content_index: 0, part: part("") })) return
-  const written = await streamPieces(ctx, (delta) => event("response.output_text.delta", { item_id: itemId, output_index: 0, content_index: 0, delta, logprobs: [] }))
+  if (!event("response.content_part.added", { item_id: itemId, output_index: 0, content_index: 0, part: part("") })) {
+    return
+  }
+  const written = await streamPieces(
+    ctx,
+    (delta) =>
+      event("response.output_text.delta", { item_id: itemId, output_index: 0, content_index: 0, delta, logprobs: [] })
+  )
   if (!written) return
-  if (!event("response.output_text.done", { item_id: itemId, output_index: 0, content_index: 0, text: script.text, logprobs: [] })) return
-  if (!event("response.content_part.done", { item_id: itemId, output_index: 0, content_index: 0, part: part(script.text) })) return
+  if (
+    !event("response.output_text.done", {
+      item_id: itemId,
+      output_index: 0,
+      content_index: 0,
+      text: script.text,
+      logprobs: []
+    })
+  ) return
+  if (
+    !event("response.content_part.done", {
+      item_id: itemId,
+      output_index: 0,
+      content_index: 0,
+      part: part(script.text)
+    })
+  ) return
   if (!event("response.output_item.done", { output_index: 0, item: message("completed", script.text) })) return
-  if (!event(`response.${finalStatus}`, { response: response(finalStatus, [message("completed", script.text)], true) })) return
+  if (
+    !event(`response.${finalStatus}`, { response: response(finalStatus, [message("completed", script.text)], true) })
+  ) return
   res.end()
   record.completed = true
 }
@@ -262,7 +298,12 @@ const messages: Route = async (ctx) => {
   const id = randomId("msg_")
   const model = modelOf(record)
   const stopReason = anthropicStopReason(script.finishReason)
-  const usage = { input_tokens: script.usage.promptTokens, output_tokens: script.usage.completionTokens, cache_creation_input_tokens: 0, cache_read_input_tokens: 0 }
+  const usage = {
+    input_tokens: script.usage.promptTokens,
+    output_tokens: script.usage.completionTokens,
+    cache_creation_input_tokens: 0,
+    cache_read_input_tokens: 0
+  }
   const message = (content: Array<unknown>, stop: string | null, messageUsage: Record<string, number>) => ({
     id,
     type: "message",
@@ -284,10 +325,18 @@ const messages: Route = async (ctx) => {
   if (!event("message_start", { message: message([], null, { ...usage, output_tokens: 1 }) })) return
   if (!event("content_block_start", { index: 0, content_block: { type: "text", text: "" } })) return
   if (!event("ping", {})) return
-  const written = await streamPieces(ctx, (text) => event("content_block_delta", { index: 0, delta: { type: "text_delta", text } }))
+  const written = await streamPieces(
+    ctx,
+    (text) => event("content_block_delta", { index: 0, delta: { type: "text_delta", text } })
+  )
   if (!written) return
   if (!event("content_block_stop", { index: 0 })) return
-  if (!event("message_delta", { delta: { stop_reason: stopReason, stop_sequence: null }, usage: { output_tokens: script.usage.completionTokens } })) return
+  if (
+    !event("message_delta", {
+      delta: { stop_reason: stopReason, stop_sequence: null },
+      usage: { output_tokens: script.usage.completionTokens }
+    })
+  ) return
   if (!event("message_stop", {})) return
   res.end()
   record.completed = true
@@ -298,7 +347,15 @@ const anthropicError = (fail: Failure) => ({
   type: "error",
   error: {
     type: fail.type ??
-      (fail.status === 400 ? "invalid_request_error" : fail.status === 401 ? "authentication_error" : fail.status === 429 ? "rate_limit_error" : fail.status === 529 ? "overloaded_error" : "api_error"),
+      (fail.status === 400
+        ? "invalid_request_error"
+        : fail.status === 401
+        ? "authentication_error"
+        : fail.status === 429
+        ? "rate_limit_error"
+        : fail.status === 529
+        ? "overloaded_error"
+        : "api_error"),
     message: fail.message ?? `Scripted failure with status ${fail.status}`
   }
 })
@@ -427,7 +484,10 @@ export const startFakeLlm = async (options: FakeLlmOptions = {}): Promise<FakeLl
 
 /** The fake as a scoped service: started when the layer is built, closed when its scope ends. */
 export class FakeLlmServer extends Context.Tag("test/FakeLlmServer")<FakeLlmServer, FakeLlm>() {
-  static readonly scoped = Effect.acquireRelease(Effect.promise(() => startFakeLlm()), (fake) => Effect.promise(() => fake.close()))
+  static readonly scoped = Effect.acquireRelease(
+    Effect.promise(() => startFakeLlm()),
+    (fake) => Effect.promise(() => fake.close())
+  )
   static readonly layer = Layer.scoped(FakeLlmServer, FakeLlmServer.scoped)
 }
 

@@ -22,10 +22,32 @@ export const fuzzParameters = (runs: number, timeLimitMs: number): fc.Parameters
 })
 
 /** Characters PostgreSQL or JSON handle badly, and some that merely surprise: NUL, lone surrogates, controls, bidi, BOM. */
-const nasty = fc.constantFrom("\u0000", "\ud800", "\udfff", "\udc00", "\ud83d\ude00", "\uffff", "\ufffe", "\u202e", "\ufeff", "\u0007", "\\", "\"", "'", "<", "&", "%", "\n", "\r")
+const nasty = fc.constantFrom(
+  "\u0000",
+  "\ud800",
+  "\udfff",
+  "\udc00",
+  "\ud83d\ude00",
+  "\uffff",
+  "\ufffe",
+  "\u202e",
+  "\ufeff",
+  "\u0007",
+  "\\",
+  "\"",
+  "'",
+  "<",
+  "&",
+  "%",
+  "\n",
+  "\r"
+)
 
 /** A character of any kind, and now and then a nasty one. */
-const anyCharacter = fc.oneof({ weight: 1, arbitrary: nasty }, { weight: 4, arbitrary: fc.string({ unit: "binary", minLength: 1, maxLength: 1 }) }, {
+const anyCharacter = fc.oneof({ weight: 1, arbitrary: nasty }, {
+  weight: 4,
+  arbitrary: fc.string({ unit: "binary", minLength: 1, maxLength: 1 })
+}, {
   weight: 10,
   arbitrary: fc.string({ unit: "grapheme-ascii", minLength: 1, maxLength: 1 })
 })
@@ -35,7 +57,12 @@ export const hostileText = (maxLength = 64) => fc.string({ unit: anyCharacter, m
 
 /** Now and then very long text (up to `longLength` characters), otherwise short. */
 export const hostileTextSometimesLong = (longLength = 200_000) =>
-  fc.oneof({ weight: 9, arbitrary: hostileText() }, { weight: 1, arbitrary: fc.integer({ min: Math.min(10_000, longLength), max: longLength }).map((n) => "\u0000x\ud800".repeat(Math.ceil(n / 3)).slice(0, n)) })
+  fc.oneof({ weight: 9, arbitrary: hostileText() }, {
+    weight: 1,
+    arbitrary: fc.integer({ min: Math.min(10_000, longLength), max: longLength }).map((n) =>
+      "\u0000x\ud800".repeat(Math.ceil(n / 3)).slice(0, n)
+    )
+  })
 
 export interface Mutation {
   readonly kind: "flip" | "set" | "insert" | "delete" | "duplicate" | "truncate"

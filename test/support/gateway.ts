@@ -7,7 +7,11 @@ import { Effect } from "effect"
 import { createParser, type EventSourceMessage } from "eventsource-parser"
 
 /** Trusted headers for a tenant, a user and (comma-separated) roles. */
-export const as = (tenant: string, user: string, roles = "") => ({ "x-tenant-id": tenant, "x-user-id": user, ...(roles ? { "x-user-roles": roles } : {}) })
+export const as = (tenant: string, user: string, roles = "") => ({
+  "x-tenant-id": tenant,
+  "x-user-id": user,
+  ...(roles ? { "x-user-roles": roles } : {})
+})
 
 export const json = (headers: Record<string, string>, body: unknown, method = "POST") => ({
   method,
@@ -24,16 +28,22 @@ export const expectErrorBody = (reply: { status: number; json: any }, status: nu
 }
 
 /** Reads an SSE answer as the events arrive; `onEvent` may stop reading by returning true. */
-export const readEvents = (url: string, init: RequestInit, onEvent: (event: EventSourceMessage, all: Array<EventSourceMessage>) => boolean | void = () => {}) =>
+export const readEvents = (
+  url: string,
+  init: RequestInit,
+  onEvent: (event: EventSourceMessage, all: Array<EventSourceMessage>) => boolean | void = () => {}
+) =>
   Effect.promise(async () => {
     const controller = new AbortController()
     const response = await fetch(url, { ...init, signal: controller.signal })
     const events: Array<EventSourceMessage> = []
     let stop = false
-    const parser = createParser({ onEvent: (event) => {
-      events.push(event)
-      if (onEvent(event, events) === true) stop = true
-    } })
+    const parser = createParser({
+      onEvent: (event) => {
+        events.push(event)
+        if (onEvent(event, events) === true) stop = true
+      }
+    })
     const reader = response.body!.getReader()
     const decoder = new TextDecoder()
     while (!stop) {

@@ -27,13 +27,24 @@ export const call = (url: string, init?: RequestInit) =>
     } catch {
       json = undefined
     }
-    return { status: response.status, headers: response.headers, contentType: response.headers.get("content-type") ?? "", bytes, text, json }
+    return {
+      status: response.status,
+      headers: response.headers,
+      contentType: response.headers.get("content-type") ?? "",
+      bytes,
+      text,
+      json
+    }
   })
 
 export const corpusFile = (relative: string) => readFileSync(`${CORPUS}${relative}`)
 
 export const upload = (base: string, body: Uint8Array, query = "", contentType = "application/octet-stream") =>
-  call(`${base}/documents${query}`, { method: "POST", headers: { "content-type": contentType }, body: body as Uint8Array<ArrayBuffer> })
+  call(`${base}/documents${query}`, {
+    method: "POST",
+    headers: { "content-type": contentType },
+    body: body as Uint8Array<ArrayBuffer>
+  })
 
 /** Uploads and answers the new document's ID, failing the test on any other outcome. */
 export const uploadOk = (base: string, body: Uint8Array, query = "") =>

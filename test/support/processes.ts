@@ -45,4 +45,6 @@ export const startService = (service: keyof typeof SERVICES, env: Record<string,
   )
 
 export const awaitExit = (child: ChildProcess) =>
-  Effect.promise(() => new Promise<void>((resolve) => (child.exitCode !== null ? resolve() : child.once("exit", () => resolve()))))
+  Effect.promise(() =>
+    new Promise<void>((resolve) => (child.exitCode !== null ? resolve() : child.once("exit", () => resolve())))
+  )

@@ -25,7 +25,12 @@ export interface CmsIdentity {
 const algorithms: Record<KeyKind, RsaHashedKeyGenParams | EcKeyGenParams> = {
   ECDSA: { name: "ECDSA", namedCurve: "P-256" },
   "RSA-PSS": { name: "RSA-PSS", modulusLength: 2048, publicExponent: new Uint8Array([1, 0, 1]), hash: "SHA-256" },
-  "RSASSA-PKCS1-v1_5": { name: "RSASSA-PKCS1-v1_5", modulusLength: 2048, publicExponent: new Uint8Array([1, 0, 1]), hash: "SHA-256" }
+  "RSASSA-PKCS1-v1_5": {
+    name: "RSASSA-PKCS1-v1_5",
+    modulusLength: 2048,
+    publicExponent: new Uint8Array([1, 0, 1]),
+    hash: "SHA-256"
+  }
 }
 
 const bytes = (data: Uint8Array | ArrayBuffer) => new Uint8Array(data)
@@ -35,17 +40,22 @@ export const makeCmsIdentity = async (commonName: string, kind: KeyKind): Promis
   const keys = (await webcrypto.subtle.generateKey(algorithms[kind], true, ["sign", "verify"])) as CryptoKeyPair
   const certificate = new pkijs.Certificate()
   certificate.version = 2
-  certificate.serialNumber = new asn1js.Integer({ valueHex: bytes(createHash("sha1").update(commonName + kind).digest()).map((b, i) => (i === 0 ? b & 0x7f : b)) })
-  const name = () => [new pkijs.AttributeTypeAndValue({ type: "2.5.4.3", value: new asn1js.Utf8String({ value: commonName }) })]
+  certificate.serialNumber = new asn1js.Integer({
+    valueHex: bytes(createHash("sha1").update(commonName + kind).digest()).map((b, i) => (i === 0 ? b & 0x7f : b))
+  })
+  const name =
+    () => [new pkijs.AttributeTypeAndValue({ type: "2.5.4.3", value: new asn1js.Utf8String({ value: commonName }) })]
   certificate.subject.typesAndValues.push(...name())
   certificate.issuer.typesAndValues.push(...name())
   certificate.notBefore.value = new Date("2020-01-01T00:00:00Z")
   certificate.notAfter.value = new Date("2040-01-01T00:00:00Z")
-  certificate.extensions = [new pkijs.Extension({
-    extnID: "2.5.29.15",
-    critical: true,
-    extnValue: new asn1js.BitString({ valueHex: new Uint8Array([0xc0]), unusedBits: 6 }).toBER()
-  })]
+  certificate.extensions = [
+    new pkijs.Extension({
+      extnID: "2.5.29.15",
+      critical: true,
+      extnValue: new asn1js.BitString({ valueHex: new Uint8Array([0xc0]), unusedBits: 6 }).toBER()
+    })
+  ]
   await certificate.subjectPublicKeyInfo.importKey(keys.publicKey)
   await certificate.sign(keys.privateKey, "SHA-256")
   return { commonName, kind, keys, certificate: bytes(certificate.toSchema(true).toBER()) }
@@ -80,23 +90,31 @@ const buildCms = async (identity: CmsIdentity, signedBytes: Uint8Array, options:
   if (options.subFilter === "adbe.pkcs7.sha1") eContent = sha("sha1", signedBytes)
   if (options.subFilter === "ETSI.RFC3161") {
     eContentType = OIDS.tstInfo
-    eContent = new Uint8Array(new pkijs.TSTInfo({
-      version: 1,
-      policy: "1.3.6.1.4.1.99999.1",
-      messageImprint: new pkijs.MessageImprint({
-        hashAlgorithm: new pkijs.AlgorithmIdentifier({ algorithmId: OIDS.sha256, algorithmParams: new asn1js.Null() }),
-        hashedMessage: new asn1js.OctetString({ valueHex: sha("sha256", signedBytes) })
-      }),
-      serialNumber: new asn1js.Integer({ value: 42 }),
-      genTime: signingTime
-    }).toSchema().toBER())
+    eContent = new Uint8Array(
+      new pkijs.TSTInfo({
+        version: 1,
+        policy: "1.3.6.1.4.1.99999.1",
+        messageImprint: new pkijs.MessageImprint({
+          hashAlgorithm: new pkijs.AlgorithmIdentifier({
+            algorithmId: OIDS.sha256,
+            algorithmParams: new asn1js.Null()
+          }),
+          hashedMessage: new asn1js.OctetString({ valueHex: sha("sha256", signedBytes) })
+        }),
+        serialNumber: new asn1js.Integer({ value: 42 }),
+        genTime: signingTime
+      }).toSchema().toBER()
+    )
   }
   const content = eContent ?? signedBytes
   const withAttributes = options.signedAttributes ?? true
   const attributes = [
     new pkijs.Attribute({ type: OIDS.contentType, values: [new asn1js.ObjectIdentifier({ value: eContentType })] }),
     new pkijs.Attribute({ type: OIDS.signingTime, values: [new asn1js.UTCTime({ valueDate: signingTime })] }),
-    new pkijs.Attribute({ type: OIDS.messageDigest, values: [new asn1js.OctetString({ valueHex: sha("sha256", content) })] })
+    new pkijs.Attribute({
+      type: OIDS.messageDigest,
+      values: [new asn1js.OctetString({ valueHex: sha("sha256", content) })]
+    })
   ]
   const signedData = new pkijs.SignedData({
     version: 1,
@@ -104,15 +122,19 @@ const buildCms = async (identity: CmsIdentity, signedBytes: Uint8Array, options:
       eContentType,
       ...(eContent ? { eContent: new asn1js.OctetString({ valueHex: eContent }) } : {})
     }),
-    signerInfos: [new pkijs.SignerInfo({
-      version: 1,
-      sid: new pkijs.IssuerAndSerialNumber({ issuer: certificate.issuer, serialNumber: certificate.serialNumber }),
-      ...(withAttributes ? { signedAttrs: new pkijs.SignedAndUnsignedAttributes({ type: 0, attributes }) } : {})
-    })],
+    signerInfos: [
+      new pkijs.SignerInfo({
+        version: 1,
+        sid: new pkijs.IssuerAndSerialNumber({ issuer: certificate.issuer, serialNumber: certificate.serialNumber }),
+        ...(withAttributes ? { signedAttrs: new pkijs.SignedAndUnsignedAttributes({ type: 0, attributes }) } : {})
+      })
+    ],
     certificates: [certificate]
   })
   await signedData.sign(identity.keys.privateKey, 0, "SHA-256", eContent ? new Uint8Array(0) : bytes(signedBytes))
-  return new Uint8Array(new pkijs.ContentInfo({ contentType: OIDS.signedData, content: signedData.toSchema(true) }).toSchema().toBER())
+  return new Uint8Array(
+    new pkijs.ContentInfo({ contentType: OIDS.signedData, content: signedData.toSchema(true) }).toSchema().toBER()
+  )
 }
 
 class CmsSigner extends Signer {
@@ -126,7 +148,11 @@ class CmsSigner extends Signer {
 }
 
 /** Signs with a CMS built here; the field is "Signature1", the SubFilter the one asked for. */
-export const signPdfWithCms = async (pdf: Uint8Array, identity: CmsIdentity, options: CmsOptions = {}): Promise<Uint8Array> => {
+export const signPdfWithCms = async (
+  pdf: Uint8Array,
+  identity: CmsIdentity,
+  options: CmsOptions = {}
+): Promise<Uint8Array> => {
   const doc = await PDFDocument.load(pdf, { updateMetadata: false })
   pdflibAddPlaceholder({
     pdfDoc: doc,

@@ -42,10 +42,15 @@ export const makeIdentity = (options: IdentityOptions): SigningIdentity => {
   const keys = forge.pki.rsa.generateKeyPair({ bits: 2048, e: 0x10001 })
   const cert = forge.pki.createCertificate()
   cert.publicKey = keys.publicKey
-  cert.serialNumber = `01${(serial++).toString(16).padStart(8, "0")}${forge.util.bytesToHex(forge.random.getBytesSync(8))}`
+  cert.serialNumber = `01${(serial++).toString(16).padStart(8, "0")}${
+    forge.util.bytesToHex(forge.random.getBytesSync(8))
+  }`
   cert.validity.notBefore = options.notBefore ?? new Date(Date.UTC(2020, 0, 1))
   cert.validity.notAfter = options.notAfter ?? new Date(Date.UTC(2040, 0, 1))
-  const subject = [{ name: "commonName", value: options.commonName }, { name: "organizationName", value: "Docstack tests" }]
+  const subject = [{ name: "commonName", value: options.commonName }, {
+    name: "organizationName",
+    value: "Docstack tests"
+  }]
   cert.setSubject(subject)
   cert.setIssuer(options.issuer ? options.issuer.forgeCertificate.subject.attributes : subject)
   const ca = options.ca ?? false
@@ -57,7 +62,12 @@ export const makeIdentity = (options: IdentityOptions): SigningIdentity => {
   cert.sign(options.issuer?.forgeKey ?? keys.privateKey, forge.md.sha256.create())
   const issuers = options.issuer ? [options.issuer, ...options.issuer.issuers] : []
   const passphrase = "test"
-  const p12 = forge.pkcs12.toPkcs12Asn1(keys.privateKey, [cert, ...issuers.map((i) => i.forgeCertificate)], passphrase, { algorithm: "3des" })
+  const p12 = forge.pkcs12.toPkcs12Asn1(
+    keys.privateKey,
+    [cert, ...issuers.map((i) => i.forgeCertificate)],
+    passphrase,
+    { algorithm: "3des" }
+  )
   return {
     commonName: options.commonName,
     certificate: binary(forge.asn1.toDer(forge.pki.certificateToAsn1(cert)).getBytes()),
@@ -89,7 +99,8 @@ export const writePdf = (bodies: ReadonlyArray<string>, root = 1): Uint8Array =>
   return new Uint8Array(Buffer.from(out, "latin1"))
 }
 
-export const streamObject = (content: string, dict = "") => `<< /Length ${Buffer.byteLength(content, "latin1")} ${dict}>>\nstream\n${content}\nendstream`
+export const streamObject = (content: string, dict = "") =>
+  `<< /Length ${Buffer.byteLength(content, "latin1")} ${dict}>>\nstream\n${content}\nendstream`
 
 export interface SmallPdfOptions {
   /** The page's one line of text (in an uncompressed content stream). */
@@ -113,7 +124,9 @@ export const smallPdf = (options: SmallPdfOptions = {}): Uint8Array => {
   for (const name of options.signatureFields ?? []) {
     const [first, second] = name.split(".")
     const widget = (partial: string, parent?: number) =>
-      `<< /Type /Annot /Subtype /Widget /FT /Sig /T ${PDFString.of(partial).toString()} /Rect [20 20 120 60] /F 4 /P 3 0 R${parent ? ` /Parent ${parent} 0 R` : ""} >>`
+      `<< /Type /Annot /Subtype /Widget /FT /Sig /T ${
+        PDFString.of(partial).toString()
+      } /Rect [20 20 120 60] /F 4 /P 3 0 R${parent ? ` /Parent ${parent} 0 R` : ""} >>`
     if (second === undefined) {
       widgets.push(add(widget(first!)))
       fields.push(bodies.length)
@@ -126,10 +139,13 @@ export const smallPdf = (options: SmallPdfOptions = {}): Uint8Array => {
     }
   }
   const refs = (ids: ReadonlyArray<number>) => ids.map((id) => `${id} 0 R`).join(" ")
-  bodies[0] = `<< /Type /Catalog /Pages 2 0 R${fields.length > 0 ? ` /AcroForm << /Fields [${refs(fields)}] /SigFlags 0 >>` : ""} >>`
-  bodies[2] = `<< /Type /Page /Parent 2 0 R /MediaBox [0 0 300 200] /Contents 4 0 R /Resources << /Font << /F1 5 0 R >> >>${
-    widgets.length > 0 ? ` /Annots [${refs(widgets)}]` : ""
+  bodies[0] = `<< /Type /Catalog /Pages 2 0 R${
+    fields.length > 0 ? ` /AcroForm << /Fields [${refs(fields)}] /SigFlags 0 >>` : ""
   } >>`
+  bodies[2] =
+    `<< /Type /Page /Parent 2 0 R /MediaBox [0 0 300 200] /Contents 4 0 R /Resources << /Font << /F1 5 0 R >> >>${
+      widgets.length > 0 ? ` /Annots [${refs(widgets)}]` : ""
+    } >>`
   return writePdf(bodies)
 }
 
@@ -142,7 +158,11 @@ export interface SignOptions {
 }
 
 /** Signs with @signpdf: pdf-lib re-saves the document with a signature field "Signature1" and a placeholder. */
-export const signPdf = async (pdf: Uint8Array, identity: SigningIdentity, options: SignOptions = {}): Promise<Uint8Array> => {
+export const signPdf = async (
+  pdf: Uint8Array,
+  identity: SigningIdentity,
+  options: SignOptions = {}
+): Promise<Uint8Array> => {
   const doc = await PDFDocument.load(pdf, { updateMetadata: false })
   pdflibAddPlaceholder({
     pdfDoc: doc,
@@ -157,7 +177,13 @@ export const signPdf = async (pdf: Uint8Array, identity: SigningIdentity, option
 }
 
 const sign = async (prepared: Uint8Array, identity: SigningIdentity, signingTime: Date | undefined) =>
-  new Uint8Array(await new SignPdf().sign(Buffer.from(prepared), new P12Signer(identity.p12, { passphrase: identity.passphrase }), signingTime))
+  new Uint8Array(
+    await new SignPdf().sign(
+      Buffer.from(prepared),
+      new P12Signer(identity.p12, { passphrase: identity.passphrase }),
+      signingTime
+    )
+  )
 
 /** The file's revision chain: what an incremental update needs. */
 const revisionInfo = async (pdf: Uint8Array) => {
@@ -171,7 +197,11 @@ const revisionInfo = async (pdf: Uint8Array) => {
  * Appends an incremental update (a new revision) that (re)defines the given objects, leaving the
  * bytes before it untouched — as a viewer saving changes to a signed document does.
  */
-export const appendRevision = async (pdf: Uint8Array, objects: ReadonlyArray<readonly [number, string]>, trailer = ""): Promise<Uint8Array> => {
+export const appendRevision = async (
+  pdf: Uint8Array,
+  objects: ReadonlyArray<readonly [number, string]>,
+  trailer = ""
+): Promise<Uint8Array> => {
   const { doc, startxref } = await revisionInfo(pdf)
   const root = doc.context.trailerInfo.Root!.toString()
   const size = Math.max(doc.context.largestObjectNumber, ...objects.map(([id]) => id)) + 1
@@ -213,7 +243,11 @@ export interface AppendSignatureOptions extends SignOptions {
  * value to an existing empty field, or adding a new field on the first page (form and page
  * updated), then signed with @signpdf over the whole file.
  */
-export const appendSignature = async (pdf: Uint8Array, identity: SigningIdentity | Signer, options: AppendSignatureOptions): Promise<Uint8Array> => {
+export const appendSignature = async (
+  pdf: Uint8Array,
+  identity: SigningIdentity | Signer,
+  options: AppendSignatureOptions
+): Promise<Uint8Array> => {
   const doc = await PDFDocument.load(pdf, { updateMetadata: false })
   const context = doc.context
   const signatureId = context.largestObjectNumber + 1
@@ -221,7 +255,9 @@ export const appendSignature = async (pdf: Uint8Array, identity: SigningIdentity
   const page = doc.getPages()[0]!
   const objects: Array<readonly [number, string]> = []
   // (getForm() would add a form to a document without one: only ask when there is one.)
-  const existing = doc.catalog.has(PDFName.of("AcroForm")) ? doc.getForm().getFields().find((f) => f.getName() === options.field) : undefined
+  const existing = doc.catalog.has(PDFName.of("AcroForm"))
+    ? doc.getForm().getFields().find((f) => f.getName() === options.field)
+    : undefined
   if (existing) {
     existing.acroField.dict.set(PDFName.of("V"), PDFRef.of(signatureId))
     objects.push([existing.ref.objectNumber, existing.acroField.dict.toString()])
@@ -242,14 +278,23 @@ export const appendSignature = async (pdf: Uint8Array, identity: SigningIdentity
       doc.catalog.set(PDFName.of("AcroForm"), newForm)
       objects.push([(context.trailerInfo.Root as PDFRef).objectNumber, doc.catalog.toString()])
     }
-    objects.push([fieldId, `<< /Type /Annot /Subtype /Widget /FT /Sig /T ${text(options.field)} /V ${signatureId} 0 R /Rect [0 0 0 0] /F 4 /P ${page.ref.toString()} >>`])
+    objects.push([
+      fieldId,
+      `<< /Type /Annot /Subtype /Widget /FT /Sig /T ${
+        text(options.field)
+      } /V ${signatureId} 0 R /Rect [0 0 0 0] /F 4 /P ${page.ref.toString()} >>`
+    ])
   }
   const signingTime = options.signingTime ?? new Date()
   objects.push([
     signatureId,
-    `<< /Type /Sig /Filter /Adobe.PPKLite /SubFilter /${options.subFilter ?? "adbe.pkcs7.detached"} /ByteRange [0 /********** /********** /**********] /Contents <${
-      "0".repeat(16384)
-    }> /M ${PDFString.fromDate(signingTime).toString()} /Reason ${text(options.reason)} /Location ${text(options.location)} /Name ${text(options.name)} ${options.entries ?? ""}>>`
+    `<< /Type /Sig /Filter /Adobe.PPKLite /SubFilter /${
+      options.subFilter ?? "adbe.pkcs7.detached"
+    } /ByteRange [0 /********** /********** /**********] /Contents <${"0".repeat(16384)}> /M ${
+      PDFString.fromDate(signingTime).toString()
+    } /Reason ${text(options.reason)} /Location ${text(options.location)} /Name ${text(options.name)} ${
+      options.entries ?? ""
+    }>>`
   ])
   const appended = await appendRevision(pdf, objects)
   return identity instanceof Signer
@@ -270,7 +315,12 @@ export class Pkcs1Signer extends Signer {
   override async sign(pdfBuffer: Buffer): Promise<Buffer> {
     const key = createPrivateKey(forge.pki.privateKeyToPem(this.identity.forgeKey))
     const signature = createSign("sha1").update(pdfBuffer).sign(key)
-    return Buffer.from(forge.asn1.toDer(forge.asn1.create(forge.asn1.Class.UNIVERSAL, forge.asn1.Type.OCTETSTRING, false, signature.toString("binary"))).getBytes(), "binary")
+    return Buffer.from(
+      forge.asn1.toDer(
+        forge.asn1.create(forge.asn1.Class.UNIVERSAL, forge.asn1.Type.OCTETSTRING, false, signature.toString("binary"))
+      ).getBytes(),
+      "binary"
+    )
   }
 }
 

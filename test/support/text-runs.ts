@@ -2,7 +2,12 @@
 import { Rect, TextPosition } from "../../src/schemas/broker/Content.ts"
 
 /** A horizontal run of `text` at (x, y), each character `charWidth` wide and 10 high. */
-export const textRun = (text: string, x: number, y: number, options: { readonly page?: number; readonly charWidth?: number } = {}) => {
+export const textRun = (
+  text: string,
+  x: number,
+  y: number,
+  options: { readonly page?: number; readonly charWidth?: number } = {}
+) => {
   const charWidth = options.charWidth ?? 5
   return new TextPosition({
     pageNumber: options.page ?? 0,

@@ -5,7 +5,7 @@
 import { expect, layer } from "@effect/vitest"
 import { Effect } from "effect"
 import type { Page } from "playwright-core"
-import { BrokerUrl, brokerTestLayer } from "../../src/layers/Test.ts"
+import { brokerTestLayer, BrokerUrl } from "../../src/layers/Test.ts"
 import { CORPUS, defaultBackend } from "../support/backends.ts"
 import { browser } from "../support/browser.ts"
 
@@ -35,8 +35,12 @@ layer(brokerTestLayer(defaultBackend.config), { timeout: 120_000 })("admin page"
       expect(await tab.textContent("#status")).toMatch(/14 pages/)
 
       // The first thumbnail is a real image of the requested width.
-      await tab.waitForFunction(() => (document.querySelector("#pages figure img") as HTMLImageElement | null)?.complete)
-      const width = await tab.evaluate(() => (document.querySelector("#pages figure img") as HTMLImageElement).naturalWidth)
+      await tab.waitForFunction(() =>
+        (document.querySelector("#pages figure img") as HTMLImageElement | null)?.complete
+      )
+      const width = await tab.evaluate(() =>
+        (document.querySelector("#pages figure img") as HTMLImageElement).naturalWidth
+      )
       expect(width).toBe(360)
 
       await tab.click("#pages figure:nth-child(2)")
@@ -68,11 +72,16 @@ layer(brokerTestLayer(defaultBackend.config), { timeout: 120_000 })("admin page"
       await uploadInAdmin(tab, base, "office/fake-email-attachment.eml")
       await tab.waitForFunction(() => document.querySelectorAll("#pages a").length === 2)
       expect(await tab.textContent("#status")).toMatch(/composite document with 2 part\(s\)/)
-      expect(await tab.locator("#pages a").allTextContents()).toEqual(["Fake email with attachment", "fake-attachment.txt"])
+      expect(await tab.locator("#pages a").allTextContents()).toEqual([
+        "Fake email with attachment",
+        "fake-attachment.txt"
+      ])
 
       await tab.click("#pages a >> nth=0")
       await pageCountShown(tab, 1)
-      await tab.waitForFunction(() => (document.querySelector("#pages figure img") as HTMLImageElement | null)?.naturalWidth === 360)
+      await tab.waitForFunction(() =>
+        (document.querySelector("#pages figure img") as HTMLImageElement | null)?.naturalWidth === 360
+      )
       expect(await tab.inputValue("#docId")).toMatch(/\/0$/)
       await tab.screenshot({ path: `${process.env.SCREENSHOT_DIR ?? "/tmp"}/admin-email.png`, fullPage: false })
     }))
@@ -89,13 +98,22 @@ layer(brokerTestLayer(defaultBackend.config), { timeout: 120_000 })("admin page"
       const extraction = tab.locator("#transformations tr[data-order]").first()
       await extraction.locator("td.PROCESSED").waitFor()
       await extraction.locator("a").click()
-      await tab.waitForFunction((id) => document.querySelector<HTMLInputElement>("#docId")!.value !== id && document.querySelectorAll("#pages figure").length === 3, paper)
+      await tab.waitForFunction(
+        (id) =>
+          document.querySelector<HTMLInputElement>("#docId")!.value !== id &&
+          document.querySelectorAll("#pages figure").length === 3,
+        paper
+      )
       const excerpt = await tab.inputValue("#docId")
       const pageText = async (id: string, page: number) =>
-        (await (await fetch(`${base}/documents/${id}/pages/${page}/text/position`)).json()).positionTextList.map((t: { text: string }) => t.text).join(" ")
+        (await (await fetch(`${base}/documents/${id}/pages/${page}/text/position`)).json()).positionTextList.map((
+          t: { text: string }
+        ) => t.text).join(" ")
       expect(await pageText(excerpt, 0)).toBe(await pageText(paper, 2))
       expect(await pageText(excerpt, 2)).toBe(await pageText(paper, 0))
-      expect((await (await fetch(`${base}/documents/${excerpt}`)).json()).documentTitle).toBe("Pages 3-4,1 of tracemonkey.pdf")
+      expect((await (await fetch(`${base}/documents/${excerpt}`)).json()).documentTitle).toBe(
+        "Pages 3-4,1 of tracemonkey.pdf"
+      )
 
       // The excerpt compared with the paper: the comparison's result document opens with its pages.
       await tab.fill("#compareWith", paper)
@@ -113,12 +131,12 @@ layer(brokerTestLayer(defaultBackend.config), { timeout: 120_000 })("admin page"
         await tab.click("#extract")
         return tab.textContent("#status")
       }
-      expect(await refusal("x")).toContain('"x" is not a page')
-      expect(await refusal("5-15")).toBe('"5-15": the document has pages 1 to 14')
-      expect(await refusal("3-1")).toBe('"3-1": a range goes from its first page to its last (1-3)')
+      expect(await refusal("x")).toContain("\"x\" is not a page")
+      expect(await refusal("5-15")).toBe("\"5-15\": the document has pages 1 to 14")
+      expect(await refusal("3-1")).toBe("\"3-1\": a range goes from its first page to its last (1-3)")
       expect(await refusal("")).toContain("Give the pages to extract")
       await comparison.locator("button").click()
       await tab.waitForFunction(() => document.querySelector("#comparisons td")?.textContent === "None")
-      expect((await (await fetch(`${base}/comparisons`)).json())).toEqual([])
+      expect(await (await fetch(`${base}/comparisons`)).json()).toEqual([])
     }))
 })

@@ -56,8 +56,11 @@ export const conversionOrder = async (broker: RunningService, documentId: string
   const metadata = await getJson<DocumentMetadata>(broker.baseUrl, `/documents/${encodeURIComponent(documentId)}`)
   const ref = metadata.value.conversionOrderIds.pdf ?? Object.values(metadata.value.conversionOrderIds)[0]
   if (!ref) throw new Error(`Document ${documentId} has no conversion order`)
-  const order = (await getJson<ConversionOrderRecord>(broker.baseUrl, `/conversions/${encodeURIComponent(ref.id)}`)).value
-  if (order.currentState !== "PROCESSED") throw new Error(`Conversion order ${ref.id} of ${documentId} is ${order.currentState}: ${order.errorMessage ?? ""}`)
+  const order =
+    (await getJson<ConversionOrderRecord>(broker.baseUrl, `/conversions/${encodeURIComponent(ref.id)}`)).value
+  if (order.currentState !== "PROCESSED") {
+    throw new Error(`Conversion order ${ref.id} of ${documentId} is ${order.currentState}: ${order.errorMessage ?? ""}`)
+  }
   return order
 }
 
@@ -71,13 +74,22 @@ export const brokerLauncher = (options: SectionOptions, env: Readonly<Record<str
   let warmUps = 0
   const launch = async (label: string, dir: string) => {
     log(`starting ${label} (fresh DATA_DIR, embedded PGlite)`)
-    const broker = await startBroker({ cwd: options.codeRoot, dataDir: join(options.tmp, `data-${dir}`), logFile: join(options.tmp, `broker-${dir}.log`), env })
+    const broker = await startBroker({
+      cwd: options.codeRoot,
+      dataDir: join(options.tmp, `data-${dir}`),
+      logFile: join(options.tmp, `broker-${dir}.log`),
+      env
+    })
     const ready = processMemory(broker.serverPid() ?? -1)
     // An untimed first conversion (a tiny text nobody else uploads): the LibreOffice pool starts with the broker.
     broker.sampler.setPhase("warm-up conversion")
     const t = performance.now()
     try {
-      const { value: id } = await upload(broker.baseUrl, Buffer.from(`Warm-up ${warmUps++} ${new Date().toISOString()}\n`), { documentTitle: "bench warm-up" })
+      const { value: id } = await upload(
+        broker.baseUrl,
+        Buffer.from(`Warm-up ${warmUps++} ${new Date().toISOString()}\n`),
+        { documentTitle: "bench warm-up" }
+      )
       await getJson<LayoutResult>(broker.baseUrl, `/documents/${encodeURIComponent(id)}/layout`)
     } catch (error) {
       await broker.stop()

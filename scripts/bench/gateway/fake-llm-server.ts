@@ -26,7 +26,9 @@ export interface FakeTiming {
 }
 
 export type FromParent = { readonly script: Partial<FakeScript> } | { readonly timings: true }
-export type ToParent = { readonly url: string } | { readonly scripted: true } | { readonly timings: Record<string, FakeTiming> }
+export type ToParent = { readonly url: string } | { readonly scripted: true } | {
+  readonly timings: Record<string, FakeTiming>
+}
 
 const TAG = /q#([0-9a-z]+)/g
 
@@ -35,7 +37,12 @@ const timed = (record: RecordedRequest) => {
   if (record.finishedAt === undefined || record.firstTextAt === undefined) return
   const tags = [...JSON.stringify(record.body).matchAll(TAG)]
   const tag = tags.at(-1)?.[1]
-  if (tag !== undefined) timings[tag] = { firstTextMs: record.firstTextAt - record.receivedAt, totalMs: record.finishedAt - record.receivedAt }
+  if (tag !== undefined) {
+    timings[tag] = {
+      firstTextMs: record.firstTextAt - record.receivedAt,
+      totalMs: record.finishedAt - record.receivedAt
+    }
+  }
 }
 
 const fake = await startFakeLlm({ record: false, keepAliveTimeoutMs: 0, onFinished: timed })

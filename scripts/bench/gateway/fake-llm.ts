@@ -17,7 +17,11 @@ const workingTree = join(here, "..", "..", "..")
 /** The fake in its own process, driven over IPC (a script to answer with, its timings). */
 export const startFake = async (logFile: string) => {
   const log = openSync(logFile, "a")
-  const child = fork(join(here, "fake-llm-server.ts"), [], { cwd: workingTree, execArgv: ["--import", "tsx"], stdio: ["ignore", log, log, "ipc"] })
+  const child = fork(join(here, "fake-llm-server.ts"), [], {
+    cwd: workingTree,
+    execArgv: ["--import", "tsx"],
+    stdio: ["ignore", log, log, "ipc"]
+  })
   closeSync(log)
   // Each answer takes its listeners off again: a run asks the fake many times.
   const next = (what: string) =>

@@ -14,7 +14,8 @@ export interface Answer {
   readonly ms: number
 }
 
-export const keepAliveAgent = (maxSockets: number) => new Agent({ keepAlive: true, maxSockets, maxFreeSockets: maxSockets })
+export const keepAliveAgent = (maxSockets: number) =>
+  new Agent({ keepAlive: true, maxSockets, maxFreeSockets: maxSockets })
 
 /**
  * POST `body` (JSON) to `url`, handing each chunk of the answer to `onChunk` as it arrives.
@@ -30,7 +31,11 @@ export const post = (
   onChunk?: (chunk: string) => void
 ) =>
   new Promise<Answer>((resolve, reject) => {
-    const req = request(url, { method: "POST", agent, headers: { ...headers, "content-type": "application/json", "content-length": Buffer.byteLength(body) } }, (res) => {
+    const req = request(url, {
+      method: "POST",
+      agent,
+      headers: { ...headers, "content-type": "application/json", "content-length": Buffer.byteLength(body) }
+    }, (res) => {
       let received = ""
       res.setEncoding("utf8")
       res.on("data", (chunk: string) => {

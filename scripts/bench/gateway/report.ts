@@ -5,7 +5,7 @@
 import type { FakeScript } from "../../../test/support/fake-llm.ts"
 import type { PhaseCpu } from "../lib/proc.ts"
 import type { QuietWait } from "../lib/quiet.ts"
-import { cores, type Target, table, targetsTable } from "../lib/report.ts"
+import { cores, table, type Target, targetsTable } from "../lib/report.ts"
 import { fmtRatio, mib, ratio, round } from "../lib/stats.ts"
 import type { Latencies, LoadResult } from "./load.ts"
 import { TURNS } from "./requests.ts"
@@ -21,7 +21,12 @@ export interface Run {
   readonly target: "direct" | "gateway"
   readonly load: LoadResult
   /** Client time minus the fake's own time, per request (whole answers; first tokens of streams): null for the capacity runs. */
-  readonly between: { readonly whole: Latencies; readonly first: Latencies | null; readonly matched: number; readonly unmatched: number } | null
+  readonly between: {
+    readonly whole: Latencies
+    readonly first: Latencies | null
+    readonly matched: number
+    readonly unmatched: number
+  } | null
   /** CPU time per completed request: the gateway's server process, the fake, and this process (the load generator). */
   readonly cpuPerRequestMs: { readonly gateway: number; readonly fake: number; readonly loadGenerator: number }
   /** Cores busy on average during the run: the gateway's tree, the benchmark (load generator and fake), everything else. */
@@ -74,10 +79,13 @@ export interface GatewayBenchResults {
   readonly targets: ReadonlyArray<Target>
 }
 
-const quad = (l: { readonly p50: number; readonly p90: number; readonly p99: number; readonly max: number }, sign = "") =>
-  `${sign}${round(l.p50, 2)} / ${sign}${round(l.p90, 2)} / ${sign}${round(l.p99, 2)} / ${sign}${round(l.max, 2)} ms`
+const quad = (
+  l: { readonly p50: number; readonly p90: number; readonly p99: number; readonly max: number },
+  sign = ""
+) => `${sign}${round(l.p50, 2)} / ${sign}${round(l.p90, 2)} / ${sign}${round(l.p99, 2)} / ${sign}${round(l.max, 2)} ms`
 
-const runOf = (b: BackendResult, name: string, target: Run["target"]) => b.runs.find((r) => r.name.startsWith(name) && r.target === target)
+const runOf = (b: BackendResult, name: string, target: Run["target"]) =>
+  b.runs.find((r) => r.name.startsWith(name) && r.target === target)
 
 /** The figures of one backend: the same in the report and on the console. */
 export const gatewaySummaryTable = (b: BackendResult, concurrency: number) => {
@@ -89,15 +97,58 @@ export const gatewaySummaryTable = (b: BackendResult, concurrency: number) => {
   const followUps = runOf(b, "follow-up turns", "gateway")!
   const directCapacity = runOf(b, "capacity", "direct")!
   const capacity = runOf(b, "capacity", "gateway")!
-  return table([`${b.label}, ${concurrency} clients: p50 / p90 / p99 / max`, "Direct to the fake", "Through the gateway", "Added by the gateway"], [
-    [`Whole answers: time between client and fake`, quad(direct.between!.whole), quad(whole.between!.whole), quad(b.added.whole, "+")],
-    [`Streamed answers: time between client and fake to the first token`, quad(directStream.between!.first!), quad(stream.between!.first!), quad(b.added.firstToken, "+")],
-    [`Follow-up turns (1–${TURNS - 1} turns of history): time between client and fake; direct: whole answers above`, quad(direct.between!.whole), quad(followUps.between!.whole), quad(b.added.followUp, "+")],
-    [`Whole answers as the client saw them (the fake's 250–750 ms included)`, quad(direct.load.total), quad(whole.load.total), ""],
-    [`Whole answers: requests/s; gateway CPU per request`, `${direct.load.perSecond.toFixed(0)}/s`, `${whole.load.perSecond.toFixed(0)}/s; ${round(whole.cpuPerRequestMs.gateway, 2)} ms`, ""],
-    [`Streamed answers: requests/s; gateway CPU per request`, `${directStream.load.perSecond.toFixed(0)}/s`, `${stream.load.perSecond.toFixed(0)}/s; ${round(stream.cpuPerRequestMs.gateway, 2)} ms`, ""],
-    [`Capacity (the fake answering at once): requests/s; gateway CPU per request; p50 / p99`, `${directCapacity.load.perSecond.toFixed(0)}/s; ${round(directCapacity.load.total.p50, 2)} / ${round(directCapacity.load.total.p99, 2)} ms`,
-      `${capacity.load.perSecond.toFixed(0)}/s; ${round(capacity.cpuPerRequestMs.gateway, 2)} ms; ${round(capacity.load.total.p50, 2)} / ${round(capacity.load.total.p99, 2)} ms`, fmtRatio(ratio(capacity.load.perSecond, directCapacity.load.perSecond))]
+  return table([
+    `${b.label}, ${concurrency} clients: p50 / p90 / p99 / max`,
+    "Direct to the fake",
+    "Through the gateway",
+    "Added by the gateway"
+  ], [
+    [
+      `Whole answers: time between client and fake`,
+      quad(direct.between!.whole),
+      quad(whole.between!.whole),
+      quad(b.added.whole, "+")
+    ],
+    [
+      `Streamed answers: time between client and fake to the first token`,
+      quad(directStream.between!.first!),
+      quad(stream.between!.first!),
+      quad(b.added.firstToken, "+")
+    ],
+    [
+      `Follow-up turns (1–${TURNS - 1} turns of history): time between client and fake; direct: whole answers above`,
+      quad(direct.between!.whole),
+      quad(followUps.between!.whole),
+      quad(b.added.followUp, "+")
+    ],
+    [
+      `Whole answers as the client saw them (the fake's 250–750 ms included)`,
+      quad(direct.load.total),
+      quad(whole.load.total),
+      ""
+    ],
+    [
+      `Whole answers: requests/s; gateway CPU per request`,
+      `${direct.load.perSecond.toFixed(0)}/s`,
+      `${whole.load.perSecond.toFixed(0)}/s; ${round(whole.cpuPerRequestMs.gateway, 2)} ms`,
+      ""
+    ],
+    [
+      `Streamed answers: requests/s; gateway CPU per request`,
+      `${directStream.load.perSecond.toFixed(0)}/s`,
+      `${stream.load.perSecond.toFixed(0)}/s; ${round(stream.cpuPerRequestMs.gateway, 2)} ms`,
+      ""
+    ],
+    [
+      `Capacity (the fake answering at once): requests/s; gateway CPU per request; p50 / p99`,
+      `${directCapacity.load.perSecond.toFixed(0)}/s; ${round(directCapacity.load.total.p50, 2)} / ${
+        round(directCapacity.load.total.p99, 2)
+      } ms`,
+      `${capacity.load.perSecond.toFixed(0)}/s; ${round(capacity.cpuPerRequestMs.gateway, 2)} ms; ${
+        round(capacity.load.total.p50, 2)
+      } / ${round(capacity.load.total.p99, 2)} ms`,
+      fmtRatio(ratio(capacity.load.perSecond, directCapacity.load.perSecond))
+    ]
   ])
 }
 
@@ -115,21 +166,37 @@ export const renderGatewayMarkdown = (r: GatewayBenchResults, jsonName: string) 
   const lines: Array<string> = []
   const srcChanges = Array.isArray(m.srcChanges) ? (m.srcChanges as Array<string>) : []
   lines.push(`# Gateway overhead benchmark, ${String(m.date ?? new Date().toISOString()).slice(0, 10)}`, "")
-  lines.push(`Generated by \`npm run bench -- gateway\` (scripts/bench/gateway.ts); raw figures in [${jsonName}](${jsonName}). Section run: ${r.durationSeconds} s.`, "")
-  lines.push(table(["Fact", "Value"], [
-    ["Cores (nproc)", String(m.nproc)],
-    ["CPU", String(m.cpuModel)],
-    ["Memory", `${String(m.totalMemoryMiB)} MiB`],
-    ["Node", String(m.node)],
-    ["Code measured", String(m.measuredRef ?? `working tree at ${String(m.gitHead)}`)],
-    ["Uncommitted changes under src/ at the start", srcChanges.length === 0 ? "none" : `${srcChanges.length}: ${srcChanges.map((l) => l.trim()).join(", ")}`],
-    ["Load average (1, 5, 15 min), start → end", `${String(m.loadAverageAtStart)} → ${String(m.loadAverageAtEnd)}`],
-    ["Quiet waits", r.quietWaits.map((w) => `${w.before}: ${Math.round(w.waitedMs / 1000)} s, other processes ${w.otherCores.toFixed(2)} cores`).join("; ")],
-    ["Profiled (--cpu-prof, slower)", r.settings.profiled ? "yes" : "no"]
-  ]), "")
+  lines.push(
+    `Generated by \`npm run bench -- gateway\` (scripts/bench/gateway.ts); raw figures in [${jsonName}](${jsonName}). Section run: ${r.durationSeconds} s.`,
+    ""
+  )
+  lines.push(
+    table(["Fact", "Value"], [
+      ["Cores (nproc)", String(m.nproc)],
+      ["CPU", String(m.cpuModel)],
+      ["Memory", `${String(m.totalMemoryMiB)} MiB`],
+      ["Node", String(m.node)],
+      ["Code measured", String(m.measuredRef ?? `working tree at ${String(m.gitHead)}`)],
+      [
+        "Uncommitted changes under src/ at the start",
+        srcChanges.length === 0 ? "none" : `${srcChanges.length}: ${srcChanges.map((l) => l.trim()).join(", ")}`
+      ],
+      ["Load average (1, 5, 15 min), start → end", `${String(m.loadAverageAtStart)} → ${String(m.loadAverageAtEnd)}`],
+      [
+        "Quiet waits",
+        r.quietWaits.map((w) =>
+          `${w.before}: ${Math.round(w.waitedMs / 1000)} s, other processes ${w.otherCores.toFixed(2)} cores`
+        ).join("; ")
+      ],
+      ["Profiled (--cpu-prof, slower)", r.settings.profiled ? "yes" : "no"]
+    ]),
+    ""
+  )
   lines.push("## Method", "")
   lines.push(
-    `Three processes on the same ${String(m.nproc)} cores: the load generator (the benchmark itself: node:http keep-alive agents of ${c} sockets), ` +
+    `Three processes on the same ${
+      String(m.nproc)
+    } cores: the load generator (the benchmark itself: node:http keep-alive agents of ${c} sockets), ` +
       `the fake LLM provider of the tests (test/support/fake-llm.ts, OpenAI Chat Completions, in its own process) and the real gateway ` +
       `(\`npx tsx src/main.ts gateway\`, fresh DATA_DIR, its request log on) with one \`openai-compatible\` configuration pointing at the fake. ` +
       `Each run lasts ${r.settings.seconds} s after a warm-up of ${r.settings.warmUpSeconds} s per target and mode; the direct run and the gateway run of a comparison follow each other. ` +
@@ -141,14 +208,18 @@ export const renderGatewayMarkdown = (r: GatewayBenchResults, jsonName: string) 
   )
   lines.push(
     `- ${c} clients, each sending its next request when its last is answered, starting spread over the first ${r.settings.rampMs} ms. The fake answers as a model does: ` +
-      `a whole answer after ${r.settings.modelPace.wholeDelayMs}–${(r.settings.modelPace.wholeDelayMs ?? 0) + (r.settings.modelPace.delaySpreadMs ?? 0)} ms drawn per request, ` +
+      `a whole answer after ${r.settings.modelPace.wholeDelayMs}–${
+        (r.settings.modelPace.wholeDelayMs ?? 0) + (r.settings.modelPace.delaySpreadMs ?? 0)
+      } ms drawn per request, ` +
       `a stream's first token after the same wait and then ${r.settings.modelPace.chunks} chunks ${r.settings.modelPace.delayMs} ms apart; ${c} clients then send about 100 requests a second, ` +
       `the rate of TensorZero's published LiteLLM comparison.`,
     `- Per request: what the client saw (to the last byte; to the first token of a stream) minus the fake's own time on that request (from when it started on it to ` +
       `its last byte; to its first text), matched by a tag in the question. Directly, that leaves the loopback and the two processes' HTTP handling; through the gateway, ` +
       `the gateway too. "Added" is the gateway's figure minus the direct one, percentile by percentile. (Subtracting the end-to-end percentiles instead would ` +
       `bury a millisecond under the fake's random 500 ms spread.)`,
-    `- Follow-up turns: each client asks ${r.settings.turnsPerConversation} questions per conversation; the ${r.settings.turnsPerConversation - 1} follow-ups carry \`?conversationId=\` ` +
+    `- Follow-up turns: each client asks ${r.settings.turnsPerConversation} questions per conversation; the ${
+      r.settings.turnsPerConversation - 1
+    } follow-ups carry \`?conversationId=\` ` +
       `and are sent upstream with the history (the openings are left out of the figures).`,
     `- Capacity: the fake answering at once, ${c} clients as fast as they are answered. At saturation the latency is queueing: about ${c} × the gateway's time per request.`,
     `- CPU per request: user+system time of the process over the run (10 ms ticks) divided by the requests completed. Cores "other" are every process outside the ` +
@@ -157,7 +228,12 @@ export const renderGatewayMarkdown = (r: GatewayBenchResults, jsonName: string) 
   )
   lines.push("## Targets", "")
   lines.push(targetsTable(r.targets), "")
-  lines.push(`Published peers, for context (not measured here): ${PEERS.map((p) => `${p.name}: ${"p50" in p ? p.p50 : p.p99} ms`).join("; ")}.`, "")
+  lines.push(
+    `Published peers, for context (not measured here): ${
+      PEERS.map((p) => `${p.name}: ${"p50" in p ? p.p50 : p.p99} ms`).join("; ")
+    }.`,
+    ""
+  )
   for (const b of r.backends) {
     lines.push(`## ${b.label}`, "")
     if (b.added === null) {
@@ -165,25 +241,57 @@ export const renderGatewayMarkdown = (r: GatewayBenchResults, jsonName: string) 
       continue
     }
     lines.push(gatewaySummaryTable(b, c), "")
-    lines.push(table(["Run", "Target", "Requests", "Per second", "Errors", "p50", "p99", "Between client and fake p50 / p99", "First token: between, p50 / p99", "CPU/request: gateway, fake, load generator", "Cores: gateway, benchmark, other", "Load 1 min"],
-      b.runs.map((run) => [
-        run.name,
-        run.target,
-        String(run.load.completed),
-        run.load.perSecond.toFixed(0),
-        String(run.load.errors),
-        `${round(run.load.total.p50, 2)} ms`,
-        `${round(run.load.total.p99, 2)} ms`,
-        run.between === null ? "" : `${round(run.between.whole.p50, 2)} / ${round(run.between.whole.p99, 2)} ms (${run.between.matched} matched${run.between.unmatched > 0 ? `, ${run.between.unmatched} not` : ""})`,
-        run.between?.first == null ? "" : `${round(run.between.first.p50, 2)} / ${round(run.between.first.p99, 2)} ms`,
-        `${round(run.cpuPerRequestMs.gateway, 2)}, ${round(run.cpuPerRequestMs.fake, 2)}, ${round(run.cpuPerRequestMs.loadGenerator, 2)} ms`,
-        run.cpu === null ? "" : `${cores(run.cpu.brokerCores)}, ${cores(run.cpu.benchCores)}, ${cores(run.cpu.otherCores)}`,
-        String(run.loadAverage1m)
-      ])), "")
     lines.push(
-      `Gateway start-up ${Math.round(b.startupMs)} ms; RSS of the server process at ready ${mib(b.rssAtReadyKiB)}, peak ${mib(Math.max(b.serverHwmKiB, b.peakServerRssKiB))} (VmHWM), ` +
+      table(
+        [
+          "Run",
+          "Target",
+          "Requests",
+          "Per second",
+          "Errors",
+          "p50",
+          "p99",
+          "Between client and fake p50 / p99",
+          "First token: between, p50 / p99",
+          "CPU/request: gateway, fake, load generator",
+          "Cores: gateway, benchmark, other",
+          "Load 1 min"
+        ],
+        b.runs.map((run) => [
+          run.name,
+          run.target,
+          String(run.load.completed),
+          run.load.perSecond.toFixed(0),
+          String(run.load.errors),
+          `${round(run.load.total.p50, 2)} ms`,
+          `${round(run.load.total.p99, 2)} ms`,
+          run.between === null
+            ? ""
+            : `${round(run.between.whole.p50, 2)} / ${
+              round(run.between.whole.p99, 2)
+            } ms (${run.between.matched} matched${run.between.unmatched > 0 ? `, ${run.between.unmatched} not` : ""})`,
+          run.between?.first == null
+            ? ""
+            : `${round(run.between.first.p50, 2)} / ${round(run.between.first.p99, 2)} ms`,
+          `${round(run.cpuPerRequestMs.gateway, 2)}, ${round(run.cpuPerRequestMs.fake, 2)}, ${
+            round(run.cpuPerRequestMs.loadGenerator, 2)
+          } ms`,
+          run.cpu === null
+            ? ""
+            : `${cores(run.cpu.brokerCores)}, ${cores(run.cpu.benchCores)}, ${cores(run.cpu.otherCores)}`,
+          String(run.loadAverage1m)
+        ])
+      ),
+      ""
+    )
+    lines.push(
+      `Gateway start-up ${Math.round(b.startupMs)} ms; RSS of the server process at ready ${
+        mib(b.rssAtReadyKiB)
+      }, peak ${mib(Math.max(b.serverHwmKiB, b.peakServerRssKiB))} (VmHWM), ` +
         `whole process tree (npx, tsx, server) peak ${mib(b.peakTreeRssKiB)}.` +
-        (b.warmUpErrors.length === 0 ? " No request failed in the warm-up." : ` Failed in the warm-up: ${b.warmUpErrors.join("; ")}.`),
+        (b.warmUpErrors.length === 0
+          ? " No request failed in the warm-up."
+          : ` Failed in the warm-up: ${b.warmUpErrors.join("; ")}.`),
       ""
     )
   }

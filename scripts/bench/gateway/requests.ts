@@ -14,7 +14,10 @@ export const PRINCIPAL = { "x-tenant-id": "bench", "x-user-id": "u1" }
 export const TURNS = 10
 
 /** Reads a server-sent event stream as it arrives: the tokens (and when the first came) and whether it finished. */
-const eventReader = (token: (event: EventSourceMessage) => string | undefined, finished: (event: EventSourceMessage) => boolean) => {
+const eventReader = (
+  token: (event: EventSourceMessage) => string | undefined,
+  finished: (event: EventSourceMessage) => boolean
+) => {
   const state = { text: "", firstAt: undefined as number | undefined, done: false }
   const parser = createParser({
     onEvent: (event) => {
@@ -53,13 +56,22 @@ export const requests = (fakeUrl: string, gatewayUrl: string, concurrency: numbe
     return { tag, text: `Hi q#${tag}` }
   }
   const directBody = (text: string, stream: boolean) =>
-    JSON.stringify({ model: "m", messages: [{ role: "user", content: text }], ...(stream ? { stream: true, stream_options: { include_usage: true } } : {}) })
-  const gatewayBody = (text: string) => JSON.stringify({ inputs: [{ role: "user", content: [{ type: "text", value: text }] }] })
+    JSON.stringify({
+      model: "m",
+      messages: [{ role: "user", content: text }],
+      ...(stream ? { stream: true, stream_options: { include_usage: true } } : {})
+    })
+  const gatewayBody = (text: string) =>
+    JSON.stringify({ inputs: [{ role: "user", content: [{ type: "text", value: text }] }] })
 
   const directWhole: Send = async (_, startedAt) => {
     const { tag, text } = question()
     const answer = await post(direct, completions, directBody(text, false), {}, startedAt)
-    if (answer.status !== 200 || (JSON.parse(answer.body) as { choices: Array<{ message: { content: string } }> }).choices[0]?.message.content !== TEXT) {
+    if (
+      answer.status !== 200 ||
+      (JSON.parse(answer.body) as { choices: Array<{ message: { content: string } }> }).choices[0]?.message.content !==
+        TEXT
+    ) {
       fail("The fake", answer.status, answer.body)
     }
     seen.set(tag, { ms: answer.ms, firstMs: undefined })
@@ -69,18 +81,40 @@ export const requests = (fakeUrl: string, gatewayUrl: string, concurrency: numbe
   /** Through the gateway, in the given conversation or a new one; answers with the conversation too. */
   const gatewayWhole = async (startedAt: number, conversationId?: string) => {
     const { tag, text } = question()
-    const url = conversationId === undefined ? ask : new URL(`${ask.href}?conversationId=${encodeURIComponent(conversationId)}`)
+    const url = conversationId === undefined
+      ? ask
+      : new URL(`${ask.href}?conversationId=${encodeURIComponent(conversationId)}`)
     const answer = await post(gateway, url, gatewayBody(text), PRINCIPAL, startedAt)
-    const record = answer.status === 201 ? (JSON.parse(answer.body) as { status: string; response: string; conversationId: string }) : undefined
-    if (record?.status !== "COMPLETED" || record.response !== TEXT) fail("POST /api/v1/requests", answer.status, answer.body)
+    const record = answer.status === 201
+      ? (JSON.parse(answer.body) as { status: string; response: string; conversationId: string })
+      : undefined
+    if (record?.status !== "COMPLETED" || record.response !== TEXT) {
+      fail("POST /api/v1/requests", answer.status, answer.body)
+    }
     seen.set(tag, { ms: answer.ms, firstMs: undefined })
     return { ms: answer.ms, conversationId: record!.conversationId, tag }
   }
 
-  const streamedRequest = async (agent: typeof direct, url: URL, body: string, headers: Record<string, string>, startedAt: number, tag: string, reader: ReturnType<typeof eventReader>) => {
+  const streamedRequest = async (
+    agent: typeof direct,
+    url: URL,
+    body: string,
+    headers: Record<string, string>,
+    startedAt: number,
+    tag: string,
+    reader: ReturnType<typeof eventReader>
+  ) => {
     const answer = await post(agent, url, body, headers, startedAt, reader.feed)
-    if (answer.status !== 200 || !reader.state.done || reader.state.text !== TEXT || reader.state.firstAt === undefined) {
-      fail(`The stream of ${url.pathname} (${reader.state.done ? "finished" : "unfinished"}, text ${JSON.stringify(reader.state.text.slice(0, 40))})`, answer.status, answer.body.slice(-200))
+    if (
+      answer.status !== 200 || !reader.state.done || reader.state.text !== TEXT || reader.state.firstAt === undefined
+    ) {
+      fail(
+        `The stream of ${url.pathname} (${reader.state.done ? "finished" : "unfinished"}, text ${
+          JSON.stringify(reader.state.text.slice(0, 40))
+        })`,
+        answer.status,
+        answer.body.slice(-200)
+      )
     }
     const firstMs = reader.state.firstAt! - startedAt
     seen.set(tag, { ms: answer.ms, firstMs })
@@ -89,18 +123,37 @@ export const requests = (fakeUrl: string, gatewayUrl: string, concurrency: numbe
 
   const directStream: Send = (_, startedAt) => {
     const { tag, text } = question()
-    return streamedRequest(direct, completions, directBody(text, true), {}, startedAt, tag, eventReader(
-      (event) => (event.data === "[DONE]" ? undefined : (JSON.parse(event.data) as { choices: Array<{ delta?: { content?: string } }> }).choices[0]?.delta?.content),
-      (event) => event.data === "[DONE]"
-    ))
+    return streamedRequest(
+      direct,
+      completions,
+      directBody(text, true),
+      {},
+      startedAt,
+      tag,
+      eventReader(
+        (event) => (event.data === "[DONE]"
+          ? undefined
+          : (JSON.parse(event.data) as { choices: Array<{ delta?: { content?: string } }> }).choices[0]?.delta
+            ?.content),
+        (event) => event.data === "[DONE]"
+      )
+    )
   }
 
   const gatewayStream: Send = (_, startedAt) => {
     const { tag, text } = question()
-    return streamedRequest(gateway, askStream, gatewayBody(text), PRINCIPAL, startedAt, tag, eventReader(
-      (event) => (event.event === "delta" ? (JSON.parse(event.data) as { text: string }).text : undefined),
-      (event) => event.event === "done" && (JSON.parse(event.data) as { status: string }).status === "COMPLETED"
-    ))
+    return streamedRequest(
+      gateway,
+      askStream,
+      gatewayBody(text),
+      PRINCIPAL,
+      startedAt,
+      tag,
+      eventReader(
+        (event) => (event.event === "delta" ? (JSON.parse(event.data) as { text: string }).text : undefined),
+        (event) => event.event === "done" && (JSON.parse(event.data) as { status: string }).status === "COMPLETED"
+      )
+    )
   }
 
   /** Each client's conversation and how many requests it holds; the follow-ups are the ones timed. */
@@ -144,7 +197,11 @@ export const requests = (fakeUrl: string, gatewayUrl: string, concurrency: numbe
 
   return {
     direct: { whole: directWhole, stream: directStream },
-    gateway: { whole: ((_, startedAt) => gatewayWhole(startedAt)) as Send, stream: gatewayStream, conversation: gatewayConversation },
+    gateway: {
+      whole: ((_, startedAt) => gatewayWhole(startedAt)) as Send,
+      stream: gatewayStream,
+      conversation: gatewayConversation
+    },
     between,
     forget: () => {
       seen.clear()

@@ -26,7 +26,11 @@ export const pngWidth = (bytes: Uint8Array) => {
   return new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength).getUint32(16)
 }
 
-export const upload = async (baseUrl: string, body: Uint8Array<ArrayBuffer>, params: Record<string, string>): Promise<Timed<string>> => {
+export const upload = async (
+  baseUrl: string,
+  body: Uint8Array<ArrayBuffer>,
+  params: Record<string, string>
+): Promise<Timed<string>> => {
   const started = performance.now()
   const response = await fetch(`${baseUrl}/documents?${new URLSearchParams(params)}`, {
     method: "POST",
@@ -50,8 +54,16 @@ export const getJson = async <A>(baseUrl: string, path: string): Promise<Timed<A
 }
 
 /** GET a page image; checks it is a PNG of the expected width. The value is its size in bytes. */
-export const getPageImage = async (baseUrl: string, documentId: string, page: number, descriptor: string, expectedWidth: number): Promise<Timed<number>> => {
-  const path = `/documents/${encodeURIComponent(documentId)}/pages/${page}/image?pageImageDescription=${encodeURIComponent(descriptor)}`
+export const getPageImage = async (
+  baseUrl: string,
+  documentId: string,
+  page: number,
+  descriptor: string,
+  expectedWidth: number
+): Promise<Timed<number>> => {
+  const path = `/documents/${encodeURIComponent(documentId)}/pages/${page}/image?pageImageDescription=${
+    encodeURIComponent(descriptor)
+  }`
   const started = performance.now()
   const response = await fetch(`${baseUrl}${path}`, { signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS) })
   await check(response, `GET ${path}`)

@@ -3,7 +3,7 @@
  * memory and CPU of a process tree from /proc (Linux only).
  */
 import { execFileSync, spawn, spawnSync } from "node:child_process"
-import { existsSync, readFileSync, readdirSync } from "node:fs"
+import { existsSync, readdirSync, readFileSync } from "node:fs"
 
 export interface TimedRun {
   /** Wall time from spawn to exit, in milliseconds. */
@@ -21,7 +21,11 @@ export const hasGnuTime = existsSync(GNU_TIME)
  * Runs `command args` to completion and returns its wall time. Fails on a non-zero exit
  * (with the tail of stderr), so a broken reference run never passes for a fast one.
  */
-export const runTimed = (command: string, args: ReadonlyArray<string>, options: { readonly cpu?: boolean; readonly timeoutMs?: number } = {}) =>
+export const runTimed = (
+  command: string,
+  args: ReadonlyArray<string>,
+  options: { readonly cpu?: boolean; readonly timeoutMs?: number } = {}
+) =>
   new Promise<TimedRun>((resolve, reject) => {
     const withCpu = options.cpu === true && hasGnuTime
     // GNU time writes its figures as the last stderr line; the tool's own stderr comes before it.
@@ -41,16 +45,27 @@ export const runTimed = (command: string, args: ReadonlyArray<string>, options: 
       clearTimeout(timer)
       const elapsed = performance.now() - started
       if (code !== 0) {
-        reject(new Error(`${command} ${args.join(" ")} exited with ${code ?? signal}: ${stderr.trim().split("\n").slice(-3).join(" | ")}`))
+        reject(
+          new Error(
+            `${command} ${args.join(" ")} exited with ${code ?? signal}: ${
+              stderr.trim().split("\n").slice(-3).join(" | ")
+            }`
+          )
+        )
         return
       }
       const cpuLine = /__cpu__ ([\d.]+) ([\d.]+) (\d+)/.exec(stderr)
-      resolve(cpuLine ? { ms: elapsed, cpuMs: (Number(cpuLine[1]) + Number(cpuLine[2])) * 1000, maxRssKiB: Number(cpuLine[3]) } : { ms: elapsed })
+      resolve(
+        cpuLine
+          ? { ms: elapsed, cpuMs: (Number(cpuLine[1]) + Number(cpuLine[2])) * 1000, maxRssKiB: Number(cpuLine[3]) }
+          : { ms: elapsed }
+      )
     })
   })
 
 /** Pages of a PDF file, as pdfinfo counts them (0 when it finds none). */
-export const pdfPages = (file: string) => Number(/Pages:\s+(\d+)/.exec(execFileSync("pdfinfo", [file], { encoding: "utf8" }))?.[1] ?? 0)
+export const pdfPages = (file: string) =>
+  Number(/Pages:\s+(\d+)/.exec(execFileSync("pdfinfo", [file], { encoding: "utf8" }))?.[1] ?? 0)
 
 /** First line of a tool's version output (mutool and pdftoppm print it on stderr). */
 export const toolVersion = (command: string, args: ReadonlyArray<string>) => {
@@ -103,9 +118,13 @@ export const processMemory = (pid: number): ProcessMemory | undefined => {
 
 /** A command line without long absolute paths, for the report. */
 export const shortCommand = (command: string) =>
-  command.replace(/(?:file:\/\/)?\/[^\s]*\/(node_modules\/[^\s]*)/g, "$1").replace(/\/[^\s]*\/bench\/tmp\/[^/\s]+\/(?:checkout\/)?([^\s]*)/g, "$1").slice(0, 160)
+  command.replace(/(?:file:\/\/)?\/[^\s]*\/(node_modules\/[^\s]*)/g, "$1").replace(
+    /\/[^\s]*\/bench\/tmp\/[^/\s]+\/(?:checkout\/)?([^\s]*)/g,
+    "$1"
+  ).slice(0, 160)
 
-export const commandLine = (pid: number) => (readText(`/proc/${pid}/cmdline`) ?? "").split("\0").filter(Boolean).join(" ")
+export const commandLine = (pid: number) =>
+  (readText(`/proc/${pid}/cmdline`) ?? "").split("\0").filter(Boolean).join(" ")
 
 const CLOCK_TICKS = 100
 
@@ -149,7 +168,11 @@ export const treeCpuMs = (root: number) =>
  * reaped tools) and the broker tree rooted at `excludeRoot`.
  */
 export const otherProcessesCores = async (excludeRoot: number | undefined, windowMs: number) => {
-  const snap = () => ({ system: systemBusyMs(), bench: benchCpuMs(), broker: excludeRoot === undefined ? 0 : treeCpuMs(excludeRoot) })
+  const snap = () => ({
+    system: systemBusyMs(),
+    bench: benchCpuMs(),
+    broker: excludeRoot === undefined ? 0 : treeCpuMs(excludeRoot)
+  })
   const a = snap()
   await new Promise((resolve) => setTimeout(resolve, windowMs))
   const b = snap()
@@ -213,7 +236,11 @@ export class MemorySampler {
   private readonly started = performance.now()
   private timer: NodeJS.Timeout | undefined
 
-  constructor(private readonly rootPid: number, private readonly serverPid: () => number | undefined, private readonly intervalMs = 100) {}
+  constructor(
+    private readonly rootPid: number,
+    private readonly serverPid: () => number | undefined,
+    private readonly intervalMs = 100
+  ) {}
 
   start() {
     this.lastCpu = this.cpuSnapshot()
@@ -278,12 +305,22 @@ export class MemorySampler {
     const breakdown = () => tree.map((m) => ({ command: shortCommand(commandLine(m.pid)), rssKiB: m.rssKiB }))
     this.lastTree = breakdown()
     if (treeRss > this.peakTreeRssKiB) this.peakTree = this.lastTree
-    if (this.phase === "startup" && treeRss > (this.peakByPhase.get("startup")?.treeRssKiB ?? 0)) this.startupPeakTree = this.lastTree
+    if (this.phase === "startup" && treeRss > (this.peakByPhase.get("startup")?.treeRssKiB ?? 0)) {
+      this.startupPeakTree = this.lastTree
+    }
     this.peakServerRssKiB = Math.max(this.peakServerRssKiB, serverRss)
     this.peakTreeRssKiB = Math.max(this.peakTreeRssKiB, treeRss)
     this.maxThreads = Math.max(this.maxThreads, server?.threads ?? 0)
     const peak = this.peakByPhase.get(this.phase) ?? { serverRssKiB: 0, treeRssKiB: 0 }
-    this.peakByPhase.set(this.phase, { serverRssKiB: Math.max(peak.serverRssKiB, serverRss), treeRssKiB: Math.max(peak.treeRssKiB, treeRss) })
-    this.samples.push({ t: Math.round(performance.now() - this.started) / 1000, phase: this.phase, serverRssKiB: serverRss, treeRssKiB: treeRss })
+    this.peakByPhase.set(this.phase, {
+      serverRssKiB: Math.max(peak.serverRssKiB, serverRss),
+      treeRssKiB: Math.max(peak.treeRssKiB, treeRss)
+    })
+    this.samples.push({
+      t: Math.round(performance.now() - this.started) / 1000,
+      phase: this.phase,
+      serverRssKiB: serverRss,
+      treeRssKiB: treeRss
+    })
   }
 }

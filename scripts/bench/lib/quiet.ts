@@ -36,7 +36,9 @@ export const quietWaiter = (budgetMs: number, log: (message: string) => void): W
     }
     const waitedMs = performance.now() - started
     leftMs = Math.max(0, leftMs - waitedMs)
-    if (other >= QUIET_CORES) log(`quiet-wait budget spent: ${before} runs while other processes keep ${other.toFixed(2)} cores busy`)
+    if (other >= QUIET_CORES) {
+      log(`quiet-wait budget spent: ${before} runs while other processes keep ${other.toFixed(2)} cores busy`)
+    }
     return { before, waitedMs, otherCores: other }
   }
 }

@@ -17,7 +17,12 @@ export interface Target {
  * Writes a section's results to `<outDir>/<name>-<date>.json` and its report, which links to them,
  * to `<name>-<date>.md`; answers both paths.
  */
-export const writeSectionReport = <R>(outDir: string, name: string, results: R, render: (results: R, jsonName: string) => string) => {
+export const writeSectionReport = <R>(
+  outDir: string,
+  name: string,
+  results: R,
+  render: (results: R, jsonName: string) => string
+) => {
   const day = new Date().toISOString().slice(0, 10)
   mkdirSync(outDir, { recursive: true })
   const jsonPath = join(outDir, `${name}-${day}.json`)
@@ -62,13 +67,27 @@ export const phaseTable = (broker: Phases, closes: (phase: string) => boolean) =
       const c = broker.cpuByPhase[phase]
       // CPU shares over a fraction of a second are mostly clock-tick rounding.
       const cpu = c && c.seconds >= 1 ? c : undefined
-      return [phase, c ? `${round(c.seconds)} s` : "", p ? mib(p.serverRssKiB) : "", p ? mib(p.treeRssKiB) : "", cpu ? cores(cpu.brokerCores) : "–", cpu ? cores(cpu.benchCores) : "–", cpu ? cores(cpu.otherCores) : "–"]
+      return [
+        phase,
+        c ? `${round(c.seconds)} s` : "",
+        p ? mib(p.serverRssKiB) : "",
+        p ? mib(p.treeRssKiB) : "",
+        cpu ? cores(cpu.brokerCores) : "–",
+        cpu ? cores(cpu.benchCores) : "–",
+        cpu ? cores(cpu.otherCores) : "–"
+      ]
     })
   )
 }
 
 /** Cores other processes kept busy on average over the whole run (every broker's phases, weighted by duration). */
-export const otherCoresOverall = (r: { readonly brokers: ReadonlyArray<{ readonly cpuByPhase: Readonly<Record<string, { readonly seconds: number; readonly otherCores: number }>> }> }) => {
+export const otherCoresOverall = (
+  r: {
+    readonly brokers: ReadonlyArray<
+      { readonly cpuByPhase: Readonly<Record<string, { readonly seconds: number; readonly otherCores: number }>> }
+    >
+  }
+) => {
   let seconds = 0
   let coreSeconds = 0
   for (const b of r.brokers) {

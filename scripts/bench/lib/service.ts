@@ -4,7 +4,7 @@
  * passes DATABASE_URL), with its memory and CPU sampled while it runs.
  */
 import { spawn } from "node:child_process"
-import { mkdirSync, openSync, closeSync } from "node:fs"
+import { closeSync, mkdirSync, openSync } from "node:fs"
 import { createServer } from "node:net"
 import { setTimeout as sleep } from "node:timers/promises"
 import { commandLine, MemorySampler, processMemory, processTree } from "./proc.ts"
@@ -84,12 +84,21 @@ export const startService = async (service: ServiceName, options: ServiceOptions
   for (const [key, value] of Object.entries(process.env)) {
     if (value !== undefined && key !== "DATABASE_URL") env[key] = value
   }
-  Object.assign(env, { [`${prefix}_PORT`]: String(port), [`${prefix}_HOST`]: "127.0.0.1", DATA_DIR: options.dataDir }, options.env ?? {})
+  Object.assign(
+    env,
+    { [`${prefix}_PORT`]: String(port), [`${prefix}_HOST`]: "127.0.0.1", DATA_DIR: options.dataDir },
+    options.env ?? {}
+  )
 
   const log = openSync(options.logFile, "a")
   const started = performance.now()
   // detached: its own process group, so stopping it reaches npx, tsx and the server alike.
-  const child = spawn("npx", ["tsx", ...(options.nodeArgs ?? []), "src/main.ts", service], { cwd: options.cwd, env, detached: true, stdio: ["ignore", log, log] })
+  const child = spawn("npx", ["tsx", ...(options.nodeArgs ?? []), "src/main.ts", service], {
+    cwd: options.cwd,
+    env,
+    detached: true,
+    stdio: ["ignore", log, log]
+  })
   closeSync(log)
   const rootPid = child.pid
   if (rootPid === undefined) throw new Error(`The ${service} could not be spawned`)
@@ -147,7 +156,17 @@ export const startService = async (service: ServiceName, options: ServiceOptions
       await response.arrayBuffer()
       if (response.status === 200) {
         const startupMs = performance.now() - started
-        return { baseUrl, port, dataDir: options.dataDir, logFile: options.logFile, rootPid, startupMs, sampler, serverPid: server, stop }
+        return {
+          baseUrl,
+          port,
+          dataDir: options.dataDir,
+          logFile: options.logFile,
+          rootPid,
+          startupMs,
+          sampler,
+          serverPid: server,
+          stop
+        }
       }
     } catch {
       // not listening yet, or still starting

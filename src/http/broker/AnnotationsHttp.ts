@@ -17,7 +17,11 @@ export const AnnotationsHttpLive = HttpApiBuilder.group(BrokerApi, "annotations"
       .handle("policy", ({ urlParams }) => annotations.policy(urlParams.documentId))
       .handleRaw("convert", ({ request, urlParams }) =>
         octetStreamBody(request, `${urlParams.sourceType} file`).pipe(
-          Effect.flatMap((body) => annotations.convert(urlParams.documentId, urlParams.sourceType, urlParams.targetType, body)),
-          Effect.map((bytes) => HttpServerResponse.uint8Array(bytes, { contentType: MEDIA_TYPES[urlParams.targetType] }))
+          Effect.flatMap((body) =>
+            annotations.convert(urlParams.documentId, urlParams.sourceType, urlParams.targetType, body)
+          ),
+          Effect.map((bytes) =>
+            HttpServerResponse.uint8Array(bytes, { contentType: MEDIA_TYPES[urlParams.targetType] })
+          )
         ))
   }))

@@ -5,12 +5,27 @@
 import { HttpApi, HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "@effect/platform"
 import { Schema } from "effect"
 import {
+  AnnotationConversionParams,
+  AnnotationIds,
+  AnnotationNotFound,
+  AnnotationPolicy,
+  AnnotationQuery,
+  Annotations
+} from "../../schemas/broker/Annotations.ts"
+import {
+  ComparisonOrder,
+  ComparisonOrderCreated,
+  ComparisonRequest,
+  DifferenceParams,
+  DifferenceResult
+} from "../../schemas/broker/Comparisons.ts"
+import {
   Bookmarks,
   Destinations,
   DocumentSearchParams,
   DocumentSearchResult,
-  PageSearchResult,
   PagesContainingText,
+  PageSearchResult,
   PageText,
   SearchOptions,
   Signatures
@@ -34,11 +49,20 @@ import {
   UploadTooLarge
 } from "../../schemas/broker/Document.ts"
 import { HealthRecords } from "../../schemas/broker/Health.ts"
-import { AnnotationConversionParams, AnnotationIds, AnnotationNotFound, AnnotationPolicy, AnnotationQuery, Annotations } from "../../schemas/broker/Annotations.ts"
-import { ComparisonOrder, ComparisonOrderCreated, ComparisonRequest, DifferenceParams, DifferenceResult } from "../../schemas/broker/Comparisons.ts"
-import { ConversionOrder, ConversionOrderCreated, ConversionRequest, OrderIdRef, OrderNotFound, OrderWaitParams } from "../../schemas/broker/Orders.ts"
-import { TransformationOrder, TransformationOrderCreated, TransformationRequest } from "../../schemas/broker/Transformations.ts"
+import {
+  ConversionOrder,
+  ConversionOrderCreated,
+  ConversionRequest,
+  OrderIdRef,
+  OrderNotFound,
+  OrderWaitParams
+} from "../../schemas/broker/Orders.ts"
 import { PageImageParams } from "../../schemas/broker/PageImage.ts"
+import {
+  TransformationOrder,
+  TransformationOrderCreated,
+  TransformationRequest
+} from "../../schemas/broker/Transformations.ts"
 
 const documentId = HttpApiSchema.param("documentId", DocumentIdFromUrl)
 const page = HttpApiSchema.param(
@@ -63,7 +87,10 @@ export class DocumentsGroup extends HttpApiGroup.make("documents")
       .addError(DocumentAlreadyExists)
       .addError(UploadTooLarge)
       .addError(SourceUnreachable)
-      .annotate(OpenApi.Description, "Registers a document from its bytes. PDFs and images are analysed and composite files (emails, ZIP) expanded before the answer, so a file that cannot be shown is refused here; office files, text, HTML, XPS and EPUB are converted by a conversion order that a layout request waits for.")
+      .annotate(
+        OpenApi.Description,
+        "Registers a document from its bytes. PDFs and images are analysed and composite files (emails, ZIP) expanded before the answer, so a file that cannot be shown is refused here; office files, text, HTML, XPS and EPUB are converted by a conversion order that a layout request waits for."
+      )
   )
   .add(
     HttpApiEndpoint.post("registerLayout", "/documents/layout")
@@ -75,7 +102,12 @@ export class DocumentsGroup extends HttpApiGroup.make("documents")
   .add(
     HttpApiEndpoint.get("file")`/documents/${documentId}/file`
       .setUrlParams(FileFormatParam)
-      .addSuccess(Binary("application/octet-stream", "The original file, its PDF rendition (format=pdf or rendered), or the original in a ZIP (format=compressed)"))
+      .addSuccess(
+        Binary(
+          "application/octet-stream",
+          "The original file, its PDF rendition (format=pdf or rendered), or the original in a ZIP (format=compressed)"
+        )
+      )
   )
   .add(
     HttpApiEndpoint.get("fileChunk")`/documents/${documentId}/file/chunk`
@@ -92,7 +124,9 @@ export class DocumentsGroup extends HttpApiGroup.make("documents")
       .setUrlParams(PageImageParams)
       .addSuccess(Binary("image/png", "The page as PNG"))
   )
-  .add(HttpApiEndpoint.get("pageTextPositions")`/documents/${documentId}/pages/${page}/text/position`.addSuccess(PageText))
+  .add(
+    HttpApiEndpoint.get("pageTextPositions")`/documents/${documentId}/pages/${page}/text/position`.addSuccess(PageText)
+  )
   .add(
     HttpApiEndpoint.get("searchPage")`/documents/${documentId}/pages/${page}/text`
       .setUrlParams(SearchOptions)
@@ -114,13 +148,21 @@ export class DocumentsGroup extends HttpApiGroup.make("documents")
   .add(
     HttpApiEndpoint.get("printable")`/documents/${documentId}/printable`
       .setUrlParams(PrintableParams)
-      .addSuccess(Binary("application/pdf", "A PDF ready to print: by default with the document's annotations drawn in and its redactions applied"))
+      .addSuccess(
+        Binary(
+          "application/pdf",
+          "A PDF ready to print: by default with the document's annotations drawn in and its redactions applied"
+        )
+      )
   )
   .add(
     HttpApiEndpoint.get("annotationsFile")`/documents/${documentId}/file/annotations`
       .addSuccess(Binary("application/vnd.adobe.xfdf", "The document's annotations as XFDF"))
       .addError(AnnotationNotFound)
-      .annotate(OpenApi.Description, "Every annotation the document shows (the broker's and those of the PDF file) as XFDF; 404 when it has none.")
+      .annotate(
+        OpenApi.Description,
+        "Every annotation the document shows (the broker's and those of the PDF file) as XFDF; 404 when it has none."
+      )
   )
   .add(HttpApiEndpoint.get("conversions")`/documents/${documentId}/conversions`.addSuccess(Schema.Array(OrderIdRef)))
   .addError(InvalidRequest)
@@ -135,7 +177,10 @@ export class ConversionsGroup extends HttpApiGroup.make("conversions")
     HttpApiEndpoint.post("request", "/conversions")
       .setPayload(ConversionRequest)
       .addSuccess(ConversionOrderCreated)
-      .annotate(OpenApi.Description, "Queues the conversion of a document (of every part, for a composite one) to its PDF rendition.")
+      .annotate(
+        OpenApi.Description,
+        "Queues the conversion of a document (of every part, for a composite one) to its PDF rendition."
+      )
   )
   .add(HttpApiEndpoint.get("list", "/conversions").addSuccess(Schema.Array(ConversionOrder)))
   .add(
@@ -143,7 +188,12 @@ export class ConversionsGroup extends HttpApiGroup.make("conversions")
       .addSuccess(ConversionOrder)
       .annotate(OpenApi.Description, "One order, with queuedTime. processingTime and queuedTime are in milliseconds.")
   )
-  .add(HttpApiEndpoint.del("remove")`/conversions/${orderId}`.addSuccess(Ok).annotate(OpenApi.Description, "Cancels the order (a running conversion is stopped) and removes it."))
+  .add(
+    HttpApiEndpoint.del("remove")`/conversions/${orderId}`.addSuccess(Ok).annotate(
+      OpenApi.Description,
+      "Cancels the order (a running conversion is stopped) and removes it."
+    )
+  )
   .add(HttpApiEndpoint.del("removeAll", "/conversions").addSuccess(Ok))
   .addError(InvalidRequest)
   .addError(DocumentNotFound)
@@ -158,14 +208,20 @@ export class TransformationsGroup extends HttpApiGroup.make("transformations")
     HttpApiEndpoint.post("request", "/transformations")
       .setPayload(TransformationRequest)
       .addSuccess(TransformationOrderCreated)
-      .annotate(OpenApi.Description, "Queues a transformation: each transformation detail becomes one PDF document made of its elements' pages, in order (merge, split, reorder); RedactText and Redact annotations in `annotations` are redacted for real, other annotations are written into the result.")
+      .annotate(
+        OpenApi.Description,
+        "Queues a transformation: each transformation detail becomes one PDF document made of its elements' pages, in order (merge, split, reorder); RedactText and Redact annotations in `annotations` are redacted for real, other annotations are written into the result."
+      )
   )
   .add(HttpApiEndpoint.get("list", "/transformations").addSuccess(Schema.Array(TransformationOrder)))
   .add(
     HttpApiEndpoint.get("get")`/transformations/${transformationOrderId}`
       .setUrlParams(OrderWaitParams)
       .addSuccess(TransformationOrder)
-      .annotate(OpenApi.Description, "One order; with timeoutMs, answers when it is PROCESSED or FAILED or when timeoutMs has passed, whichever is first.")
+      .annotate(
+        OpenApi.Description,
+        "One order; with timeoutMs, answers when it is PROCESSED or FAILED or when timeoutMs has passed, whichever is first."
+      )
   )
   .add(HttpApiEndpoint.del("remove")`/transformations/${transformationOrderId}`.addSuccess(Ok))
   .add(HttpApiEndpoint.del("removeAll", "/transformations").addSuccess(Ok))
@@ -182,14 +238,20 @@ export class ComparisonsGroup extends HttpApiGroup.make("comparisons")
     HttpApiEndpoint.post("request", "/comparisons")
       .setPayload(ComparisonRequest)
       .addSuccess(ComparisonOrderCreated)
-      .annotate(OpenApi.Description, "Queues an image comparison of two documents, page by page; its result (targetDocumentId) is a document showing the differences.")
+      .annotate(
+        OpenApi.Description,
+        "Queues an image comparison of two documents, page by page; its result (targetDocumentId) is a document showing the differences."
+      )
   )
   .add(HttpApiEndpoint.get("list", "/comparisons").addSuccess(Schema.Array(ComparisonOrder)))
   .add(
     HttpApiEndpoint.get("get")`/comparisons/${comparisonOrderId}`
       .setUrlParams(OrderWaitParams)
       .addSuccess(ComparisonOrder)
-      .annotate(OpenApi.Description, "One order; with timeoutMs, answers when it is PROCESSED or FAILED or when timeoutMs has passed, whichever is first.")
+      .annotate(
+        OpenApi.Description,
+        "One order; with timeoutMs, answers when it is PROCESSED or FAILED or when timeoutMs has passed, whichever is first."
+      )
   )
   .add(HttpApiEndpoint.del("remove")`/comparisons/${comparisonOrderId}`.addSuccess(Ok))
   .add(HttpApiEndpoint.del("removeAll", "/comparisons").addSuccess(Ok))
@@ -197,7 +259,10 @@ export class ComparisonsGroup extends HttpApiGroup.make("comparisons")
     HttpApiEndpoint.get("difference", "/difference")
       .setUrlParams(DifferenceParams)
       .addSuccess(DifferenceResult)
-      .annotate(OpenApi.Description, "The word-level difference of the two documents' text, with where each change stands on the pages.")
+      .annotate(
+        OpenApi.Description,
+        "The word-level difference of the two documents' text, with where each change stands on the pages."
+      )
   )
   .addError(InvalidRequest)
   .addError(DocumentNotFound)
@@ -214,15 +279,24 @@ export class AnnotationsGroup extends HttpApiGroup.make("annotations")
       .addSuccess(Ok)
       .annotate(OpenApi.Description, "Creates the annotations; the broker gives each its id (GET lists them).")
   )
-  .add(HttpApiEndpoint.post("update", "/annotation").setUrlParams(AnnotationQuery).setPayload(Annotations).addSuccess(Ok))
-  .add(HttpApiEndpoint.del("remove", "/annotation").setUrlParams(AnnotationQuery).setPayload(AnnotationIds).addSuccess(Ok))
+  .add(
+    HttpApiEndpoint.post("update", "/annotation").setUrlParams(AnnotationQuery).setPayload(Annotations).addSuccess(Ok)
+  )
+  .add(
+    HttpApiEndpoint.del("remove", "/annotation").setUrlParams(AnnotationQuery).setPayload(AnnotationIds).addSuccess(Ok)
+  )
   .add(HttpApiEndpoint.get("policy", "/annotation/policy").setUrlParams(AnnotationQuery).addSuccess(AnnotationPolicy))
   .add(
     HttpApiEndpoint.post("convert", "/annotations/conversion")
       .setUrlParams(AnnotationConversionParams)
       .setHeaders(Schema.Struct({ accept: Schema.String }))
       .setPayload(Binary("application/octet-stream", "The FDF or XFDF file"))
-      .addSuccess(Binary("application/octet-stream", "The annotations in the target format (application/vnd.fdf or application/vnd.adobe.xfdf)"))
+      .addSuccess(
+        Binary(
+          "application/octet-stream",
+          "The annotations in the target format (application/vnd.fdf or application/vnd.adobe.xfdf)"
+        )
+      )
   )
   .addError(InvalidRequest)
   .addError(DocumentNotFound)
@@ -237,7 +311,10 @@ export class DocumentLoadingGroup extends HttpApiGroup.make("documentLoading")
       .addSuccess(DocumentIdRef)
       .addError(UploadTooLarge)
       .addError(SourceUnreachable)
-      .annotate(OpenApi.Description, "Registers a document fetched from a URL (http, https) or a local file inside FILE_URL_ROOTS.")
+      .annotate(
+        OpenApi.Description,
+        "Registers a document fetched from a URL (http, https) or a local file inside FILE_URL_ROOTS."
+      )
   )
   .addError(InvalidRequest)
   .addError(DocumentProcessingFailed)
@@ -255,8 +332,12 @@ export class AdministrationGroup extends HttpApiGroup.make("administration")
   .add(HttpApiEndpoint.get("readiness", "/health/readiness").addSuccess(Ok).addError(BrokerNotReady))
   .add(HttpApiEndpoint.get("healthRecords", "/health/records").addSuccess(Html))
   .add(HttpApiEndpoint.get("healthRecordsRaw", "/health/records/raw").addSuccess(HealthRecords))
-  .add(HttpApiEndpoint.get("version", "/version").addSuccess(Schema.Record({ key: Schema.String, value: Schema.String })))
-  .add(HttpApiEndpoint.get("metadata", "/metadata").addSuccess(Schema.Record({ key: Schema.String, value: Schema.String })))
+  .add(
+    HttpApiEndpoint.get("version", "/version").addSuccess(Schema.Record({ key: Schema.String, value: Schema.String }))
+  )
+  .add(
+    HttpApiEndpoint.get("metadata", "/metadata").addSuccess(Schema.Record({ key: Schema.String, value: Schema.String }))
+  )
   .add(HttpApiEndpoint.get("weather", "/weather").addSuccess(HttpApiSchema.Text({ contentType: "text/plain" })))
   .add(HttpApiEndpoint.get("admin", "/admin").addSuccess(Html))
 {}

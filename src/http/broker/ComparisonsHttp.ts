@@ -12,5 +12,6 @@ export const ComparisonsHttpLive = HttpApiBuilder.group(BrokerApi, "comparisons"
       .handle("get", ({ path, urlParams }) => comparisons.get(path.comparisonOrderId, urlParams.timeoutMs))
       .handle("remove", ({ path }) => comparisons.remove(path.comparisonOrderId))
       .handle("removeAll", () => comparisons.removeAll)
-      .handle("difference", ({ urlParams }) => comparisons.difference(urlParams.leftDocumentId, urlParams.rightDocumentId))
+      .handle("difference", ({ urlParams }) =>
+        comparisons.difference(urlParams.leftDocumentId, urlParams.rightDocumentId))
   }))

@@ -31,33 +31,56 @@ export const DocumentsHttpLive = HttpApiBuilder.group(BrokerApi, "documents", (h
     return handlers
       .handleRaw("upload", ({ request, urlParams }) =>
         octetStreamBody(request, "upload").pipe(
-          Effect.flatMap((body) => (urlParams.documentUrl !== undefined ? registration.uploadFromUrl(urlParams.documentUrl, urlParams) : registration.upload(body, urlParams)))
+          Effect.flatMap((body) => (urlParams.documentUrl !== undefined
+            ? registration.uploadFromUrl(urlParams.documentUrl, urlParams)
+            : registration.upload(body, urlParams))
+          )
         ))
       .handle("registerLayout", ({ payload }) => registration.registerLayout(payload))
       .handle("metadata", ({ path }) => info.metadata(path.documentId))
       .handle("file", ({ path, urlParams }) =>
-        transformations.file(path.documentId, urlParams.format, urlParams.annotations).pipe(Effect.map((f) => fileResponse(f))))
+        transformations.file(path.documentId, urlParams.format, urlParams.annotations).pipe(Effect.map((f) =>
+          fileResponse(f)
+        )))
       .handle("fileChunk", ({ headers, path, urlParams }) =>
         files.file(path.documentId, urlParams.format).pipe(
-          Effect.flatMap((file) => parseRange(headers.range, file.size).pipe(Effect.map((range) => rangeResponse(file, range))))
+          Effect.flatMap((file) =>
+            parseRange(headers.range, file.size).pipe(Effect.map((range) =>
+              rangeResponse(file, range)
+            ))
+          )
         ))
       .handle("remove", ({ path }) => registration.remove(path.documentId))
       .handle("check", ({ path }) => resolver.check(path.documentId))
       .handle("layout", ({ path }) => info.layout(path.documentId))
       .handle("pageImage", ({ path, urlParams }) =>
         pages.pageImage(path.documentId, path.page, urlParams.pageImageDescription).pipe(
-          Effect.map((png) => HttpServerResponse.uint8Array(png, { contentType: "image/png", headers: { "cache-control": "private, max-age=600" } }))
+          Effect.map((png) =>
+            HttpServerResponse.uint8Array(png, {
+              contentType: "image/png",
+              headers: { "cache-control": "private, max-age=600" }
+            })
+          )
         ))
-      .handle("pageTextPositions", ({ path }) => text.pageText(path.documentId, path.page))
-      .handle("searchPage", ({ path, urlParams }) => text.searchPage(path.documentId, path.page, urlParams))
-      .handle("searchDocument", ({ path, urlParams }) => text.searchDocument(path.documentId, urlParams.fromPage, urlParams.toPage, urlParams))
-      .handle("pagesContaining", ({ path, urlParams }) => text.pagesContaining(path.documentId, urlParams))
-      .handle("bookmarks", ({ path }) => outline.bookmarks(path.documentId))
-      .handle("destinations", ({ path }) => outline.destinations(path.documentId))
+      .handle("pageTextPositions", ({ path }) =>
+        text.pageText(path.documentId, path.page))
+      .handle("searchPage", ({ path, urlParams }) =>
+        text.searchPage(path.documentId, path.page, urlParams))
+      .handle("searchDocument", ({ path, urlParams }) =>
+        text.searchDocument(path.documentId, urlParams.fromPage, urlParams.toPage, urlParams))
+      .handle("pagesContaining", ({ path, urlParams }) =>
+        text.pagesContaining(path.documentId, urlParams))
+      .handle("bookmarks", ({ path }) =>
+        outline.bookmarks(path.documentId))
+      .handle("destinations", ({ path }) =>
+        outline.destinations(path.documentId))
       .handle("signatures", ({ path }) => signatures.signatures(path.documentId))
       .handle("printable", ({ path, urlParams }) =>
-        transformations.printable(path.documentId, urlParams.annotations).pipe(Effect.map((f) => fileResponse(f, "inline"))))
-      .handle("conversions", ({ path }) => conversions.forDocument(path.documentId))
+        transformations.printable(path.documentId, urlParams.annotations).pipe(Effect.map((f) =>
+          fileResponse(f, "inline")
+        )))
+      .handle("conversions", ({ path }) =>
+        conversions.forDocument(path.documentId))
       .handle("annotationsFile", ({ path }) =>
         annotations.xfdf(path.documentId).pipe(
           Effect.map((xfdf) =>

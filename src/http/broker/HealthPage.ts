@@ -8,7 +8,9 @@ const escape = (text: string) => text.replace(/[&<>"']/g, (c) => `&#${c.charCode
 export const healthPage = (records: HealthRecords, checkedAt: Date) => {
   const rows = Object.entries(records.serviceStates)
     .map(([name, state]) =>
-      `<tr><td>${escape(name)}</td><td class="${state.serviceStatus}">${state.serviceStatus}</td><td>${state.restarted ? "yes" : "no"}</td></tr>`
+      `<tr><td>${escape(name)}</td><td class="${state.serviceStatus}">${state.serviceStatus}</td><td>${
+        state.restarted ? "yes" : "no"
+      }</td></tr>`
     )
     .join("\n")
   return `<!DOCTYPE html>

@@ -5,7 +5,16 @@
  * and an internal failure (a defect), which says which step failed. Every 5xx answer carries an
  * error identifier (`X-Error-Id`, and in the body) that its log line carries too.
  */
-import { type HttpApi, HttpApiBuilder, type HttpApiGroup, HttpApp, HttpMiddleware, HttpServerRequest, HttpServerRespondable, HttpServerResponse } from "@effect/platform"
+import {
+  type HttpApi,
+  HttpApiBuilder,
+  type HttpApiGroup,
+  HttpApp,
+  HttpMiddleware,
+  HttpServerRequest,
+  HttpServerRespondable,
+  HttpServerResponse
+} from "@effect/platform"
 import { Cause, Effect, Option } from "effect"
 import { describeFailure, newErrorId } from "../../services/common/InternalErrors.ts"
 
@@ -36,7 +45,13 @@ export const brokerErrorShape: ErrorShape = {
     kind === "decode"
       ? { _tag: "HttpApiDecodeError", message, issues }
       : {
-        _tag: kind === "notFound" ? "RouteNotFound" : kind === "badRequest" ? "InvalidRequest" : kind === "internal" ? "InternalError" : "HttpError",
+        _tag: kind === "notFound"
+          ? "RouteNotFound"
+          : kind === "badRequest"
+          ? "InvalidRequest"
+          : kind === "internal"
+          ? "InternalError"
+          : "HttpError",
         message
       },
   identified: (body, errorId) => ({ ...body, errorId })
@@ -55,7 +70,9 @@ const ABSENT_ALTERNATIVE = /^Expected (undefined|null), actual /
 const readableIssues = (issues: ReadonlyArray<DecodeIssue>) => {
   const within = (inner: DecodeIssue, outer: DecodeIssue) => outer.path.every((key, k) => inner.path[k] === key)
   const real = issues.filter((issue) => !ABSENT_ALTERNATIVE.test(issue.message))
-  const kept = issues.filter((issue) => !ABSENT_ALTERNATIVE.test(issue.message) || !real.some((other) => within(other, issue)))
+  const kept = issues.filter((issue) =>
+    !ABSENT_ALTERNATIVE.test(issue.message) || !real.some((other) => within(other, issue))
+  )
   const byPath = new Map<string, Array<string>>()
   for (const issue of kept) {
     const path = issue.path.join(".")
@@ -80,7 +97,11 @@ const sentOtherThanJson = (request: HttpServerRequest.HttpServerRequest) => {
 }
 
 /** Rewrites the contract-mismatch answer: one readable sentence, the issues kept for programs. */
-const clarifyDecodeError = (shape: ErrorShape, request: HttpServerRequest.HttpServerRequest, response: HttpServerResponse.HttpServerResponse) => {
+const clarifyDecodeError = (
+  shape: ErrorShape,
+  request: HttpServerRequest.HttpServerRequest,
+  response: HttpServerResponse.HttpServerResponse
+) => {
   if (response.status !== 400 || response.body._tag !== "Uint8Array") return Option.none()
   let parsed: { _tag?: string; issues?: ReadonlyArray<DecodeIssue> }
   try {
@@ -93,7 +114,9 @@ const clarifyDecodeError = (shape: ErrorShape, request: HttpServerRequest.HttpSe
   // `curl -d` sends a form: its fields then read as missing ones, which says nothing about the real mistake.
   const sentForm = (request.headers["content-type"] ?? "").toLowerCase().startsWith("application/x-www-form-urlencoded")
   const message = (bodyIssue || sentForm) && sentOtherThanJson(request)
-    ? `The body must be JSON sent with Content-Type: application/json (got '${request.headers["content-type"] ?? "none"}')`
+    ? `The body must be JSON sent with Content-Type: application/json (got '${
+      request.headers["content-type"] ?? "none"
+    }')`
     : `The request does not match the API: ${readableIssues(parsed.issues)}`
   return Option.some(HttpServerResponse.unsafeJson(shape.body(400, "decode", message, parsed.issues), { status: 400 }))
 }
@@ -102,7 +125,11 @@ const clarifyDecodeError = (shape: ErrorShape, request: HttpServerRequest.HttpSe
 const describeEmpty = (shape: ErrorShape, request: HttpServerRequest.HttpServerRequest, status: number) =>
   HttpServerResponse.unsafeJson(
     status === 404
-      ? shape.body(404, "notFound", `No endpoint ${request.method} ${request.url.split("?")[0]}: see /swagger-ui/index.html`)
+      ? shape.body(
+        404,
+        "notFound",
+        `No endpoint ${request.method} ${request.url.split("?")[0]}: see /swagger-ui/index.html`
+      )
       : status === 400
       ? shape.body(400, "badRequest", "The request body could not be read: it is not valid JSON")
       : shape.body(status, "other", `The request failed with status ${status}`),
@@ -115,7 +142,11 @@ const ERROR_ID = "x-error-id"
  * A 5xx answer made without an identifier (a declared error such as DocumentProcessingFailed, or
  * one the platform made): it gets one, in its body and header, and a log line that names it.
  */
-const identify = (shape: ErrorShape, request: HttpServerRequest.HttpServerRequest, response: HttpServerResponse.HttpServerResponse) =>
+const identify = (
+  shape: ErrorShape,
+  request: HttpServerRequest.HttpServerRequest,
+  response: HttpServerResponse.HttpServerResponse
+) =>
   Effect.gen(function*() {
     if (response.status < 500 || response.headers[ERROR_ID] !== undefined) return response
     const errorId = newErrorId()
@@ -129,10 +160,13 @@ const identify = (shape: ErrorShape, request: HttpServerRequest.HttpServerReques
     }
     const message = typeof body?.message === "string" ? body.message : `status ${response.status}`
     yield* Effect.logError(`Error ${errorId}: ${request.method} ${request.url} answered ${response.status}: ${message}`)
-    return HttpServerResponse.unsafeJson(shape.identified(body ?? (shape.body(response.status, "other", message) as ErrorBody), errorId), {
-      status: response.status,
-      headers: { ...response.headers, [ERROR_ID]: errorId }
-    })
+    return HttpServerResponse.unsafeJson(
+      shape.identified(body ?? (shape.body(response.status, "other", message) as ErrorBody), errorId),
+      {
+        status: response.status,
+        headers: { ...response.headers, [ERROR_ID]: errorId }
+      }
+    )
   })
 
 /**
@@ -143,16 +177,20 @@ const identify = (shape: ErrorShape, request: HttpServerRequest.HttpServerReques
 const internalFailure = (shape: ErrorShape) => <E>(cause: Cause.Cause<E>) =>
   Effect.gen(function*() {
     // A body that is not JSON dies with the platform's RequestError, which answers 400 itself.
-    const answerable = Option.isSome(Cause.failureOption(cause)) || HttpServerRespondable.isRespondable(Cause.squash(cause))
+    const answerable = Option.isSome(Cause.failureOption(cause)) ||
+      HttpServerRespondable.isRespondable(Cause.squash(cause))
     if (answerable || Cause.isInterruptedOnly(cause)) return yield* Effect.failCause(cause)
     const request = yield* HttpServerRequest.HttpServerRequest
     const errorId = newErrorId()
     const { sentence } = describeFailure(cause)
     yield* Effect.logError(`Error ${errorId}: ${request.method} ${request.url}: ${sentence}`, cause)
-    return HttpServerResponse.unsafeJson(shape.identified(shape.body(500, "internal", sentence) as ErrorBody, errorId), {
-      status: 500,
-      headers: { [ERROR_ID]: errorId }
-    })
+    return HttpServerResponse.unsafeJson(
+      shape.identified(shape.body(500, "internal", sentence) as ErrorBody, errorId),
+      {
+        status: 500,
+        headers: { [ERROR_ID]: errorId }
+      }
+    )
   })
 
 /**

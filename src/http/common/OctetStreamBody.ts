@@ -13,6 +13,12 @@ export const octetStreamBody = (
 ): Effect.Effect<Stream.Stream<Uint8Array, InvalidRequest>, InvalidRequest> => {
   const contentType = (request.headers["content-type"] ?? "").split(";")[0]!.trim().toLowerCase()
   return contentType === "application/octet-stream"
-    ? Effect.succeed(request.stream.pipe(Stream.mapError((e) => new InvalidRequest({ message: `The ${what} could not be read: ${e.message}` }))))
-    : Effect.fail(new InvalidRequest({ message: `Content-Type must be application/octet-stream, got '${contentType || "none"}'` }))
+    ? Effect.succeed(
+      request.stream.pipe(
+        Stream.mapError((e) => new InvalidRequest({ message: `The ${what} could not be read: ${e.message}` }))
+      )
+    )
+    : Effect.fail(
+      new InvalidRequest({ message: `Content-Type must be application/octet-stream, got '${contentType || "none"}'` })
+    )
 }

@@ -16,15 +16,22 @@ export const ActuatorHttpLive = HttpApiBuilder.group(GatewayApi, "actuator", (ha
         ? Effect.void
         : HttpServerRequest.HttpServerRequest.pipe(
           Effect.flatMap((request) => tenancy.resolve(request.headers)),
-          Effect.filterOrFail((principal) => level !== "admin" || principal.isAdmin, () => new Forbidden({ message: `This endpoint needs the '${tenancy.adminRole}' role` })),
+          Effect.filterOrFail(
+            (principal) => level !== "admin" || principal.isAdmin,
+            () => new Forbidden({ message: `This endpoint needs the '${tenancy.adminRole}' role` })
+          ),
           Effect.asVoid
         )
 
     return handlers
-      .handle("health", () => actuator.health().pipe(Effect.flatMap((health) => (health.status === "UP" ? Effect.succeed(health) : Effect.fail(health)))))
+      .handle("health", () =>
+        actuator.health().pipe(
+          Effect.flatMap((health) => (health.status === "UP" ? Effect.succeed(health) : Effect.fail(health)))
+        ))
       .handle("info", () => allowed(actuator.access.infoAccess).pipe(Effect.as(actuator.info)))
       .handle("loggers", () => allowed(actuator.access.loggersAccess).pipe(Effect.zipRight(actuator.loggers())))
-      .handle("logger", ({ path }) => allowed(actuator.access.loggersAccess).pipe(Effect.zipRight(actuator.logger(path.name))))
+      .handle("logger", ({ path }) =>
+        allowed(actuator.access.loggersAccess).pipe(Effect.zipRight(actuator.logger(path.name))))
       .handle("setLogger", ({ path, payload }) =>
         allowed(actuator.access.loggersAccess).pipe(
           Effect.zipRight(actuator.setLevel(path.name, payload.configuredLevel)),

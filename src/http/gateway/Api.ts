@@ -4,11 +4,20 @@
  */
 import { HttpApi, HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "@effect/platform"
 import { Schema } from "effect"
-import { Conversation, ConversationCreate, ConversationListParams, Page, PageParams } from "../../schemas/gateway/Conversations.ts"
-import { LlmRequest, RequestBody, RequestQuery, RetryBody } from "../../schemas/gateway/Requests.ts"
+import {
+  Conversation,
+  ConversationCreate,
+  ConversationListParams,
+  Page,
+  PageParams
+} from "../../schemas/gateway/Conversations.ts"
 import { GatewayErrors } from "../../schemas/gateway/GatewayErrors.ts"
-import type { ErrorShape } from "../common/ErrorBodies.ts"
-import { ExtraParamDescriptor, ProviderConfigInput, ProviderConfigUpdate, ProviderConfigView } from "../../schemas/gateway/LlmProviders.ts"
+import {
+  ExtraParamDescriptor,
+  ProviderConfigInput,
+  ProviderConfigUpdate,
+  ProviderConfigView
+} from "../../schemas/gateway/LlmProviders.ts"
 import {
   AvailablePrompt,
   DraftCreate,
@@ -24,6 +33,7 @@ import {
   VersionStatistics,
   VersionUpdate
 } from "../../schemas/gateway/Prompts.ts"
+import { LlmRequest, RequestBody, RequestQuery, RetryBody } from "../../schemas/gateway/Requests.ts"
 import {
   FeatureAdoption,
   GlobalStatistics,
@@ -38,13 +48,17 @@ import {
   UserStatistics
 } from "../../schemas/gateway/Statistics.ts"
 import { UserDetails } from "../../schemas/gateway/Tenancy.ts"
+import type { ErrorShape } from "../common/ErrorBodies.ts"
 import { AdminAuthentication, UserAuthentication } from "./Authentication.ts"
 
 const NoContent = HttpApiSchema.Empty(204)
 
 export const HealthStatus = Schema.Struct({
   status: Schema.Literal("UP", "DOWN"),
-  components: Schema.Record({ key: Schema.String, value: Schema.Struct({ status: Schema.Literal("UP", "DOWN"), details: Schema.optional(Schema.Unknown) }) })
+  components: Schema.Record({
+    key: Schema.String,
+    value: Schema.Struct({ status: Schema.Literal("UP", "DOWN"), details: Schema.optional(Schema.Unknown) })
+  })
 })
 
 export const LoggerLevel = Schema.Literal("TRACE", "DEBUG", "INFO", "WARN", "ERROR", "FATAL", "OFF")
@@ -55,16 +69,29 @@ export const Loggers = Schema.Struct({
 })
 
 export class ActuatorGroup extends HttpApiGroup.make("actuator")
-  .add(HttpApiEndpoint.get("health", "/actuator/health").addSuccess(HealthStatus).addError(HealthStatus, { status: 503 }))
-  .add(HttpApiEndpoint.get("info", "/actuator/info").addSuccess(Schema.Record({ key: Schema.String, value: Schema.Unknown })))
+  .add(
+    HttpApiEndpoint.get("health", "/actuator/health").addSuccess(HealthStatus).addError(HealthStatus, { status: 503 })
+  )
+  .add(
+    HttpApiEndpoint.get("info", "/actuator/info").addSuccess(
+      Schema.Record({ key: Schema.String, value: Schema.Unknown })
+    )
+  )
   .add(HttpApiEndpoint.get("loggers", "/actuator/loggers").addSuccess(Loggers))
-  .add(HttpApiEndpoint.get("logger", "/actuator/loggers/:name").setPath(Schema.Struct({ name: Schema.String })).addSuccess(LoggerLevels))
+  .add(
+    HttpApiEndpoint.get("logger", "/actuator/loggers/:name").setPath(Schema.Struct({ name: Schema.String })).addSuccess(
+      LoggerLevels
+    )
+  )
   .add(
     HttpApiEndpoint.post("setLogger", "/actuator/loggers/:name")
       .setPath(Schema.Struct({ name: Schema.String }))
       .setPayload(Schema.Struct({ configuredLevel: Schema.NullOr(LoggerLevel) }))
       .addSuccess(NoContent)
-      .annotate(OpenApi.Description, "Changes a logger's level at run time (the root logger is 'ROOT'); null resets it.")
+      .annotate(
+        OpenApi.Description,
+        "Changes a logger's level at run time (the root logger is 'ROOT'); null resets it."
+      )
   )
   .addError(GatewayErrors.MissingTenant)
   .addError(GatewayErrors.MissingUser)
@@ -83,11 +110,23 @@ const typeName = HttpApiSchema.param("name", Schema.String)
 
 export class AdminLlmGroup extends HttpApiGroup.make("adminLlm")
   .add(HttpApiEndpoint.get("types", "/providers").addSuccess(Schema.Array(Schema.String)))
-  .add(HttpApiEndpoint.get("extraParams")`/providers/${typeName}/extra-params`.addSuccess(Schema.Array(ExtraParamDescriptor)))
+  .add(
+    HttpApiEndpoint.get("extraParams")`/providers/${typeName}/extra-params`.addSuccess(
+      Schema.Array(ExtraParamDescriptor)
+    )
+  )
   .add(HttpApiEndpoint.get("list", "/provider-conf").addSuccess(Schema.Array(ProviderConfigView)))
   .add(HttpApiEndpoint.get("get")`/provider-conf/${providerId}`.addSuccess(ProviderConfigView))
-  .add(HttpApiEndpoint.post("create", "/provider-conf").setPayload(ProviderConfigInput).addSuccess(ProviderConfigView, { status: 201 }))
-  .add(HttpApiEndpoint.put("update")`/provider-conf/${providerId}`.setPayload(ProviderConfigUpdate).addSuccess(ProviderConfigView))
+  .add(
+    HttpApiEndpoint.post("create", "/provider-conf").setPayload(ProviderConfigInput).addSuccess(ProviderConfigView, {
+      status: 201
+    })
+  )
+  .add(
+    HttpApiEndpoint.put("update")`/provider-conf/${providerId}`.setPayload(ProviderConfigUpdate).addSuccess(
+      ProviderConfigView
+    )
+  )
   .add(HttpApiEndpoint.del("remove")`/provider-conf/${providerId}`.addSuccess(NoContent))
   .addError(GatewayErrors.BadRequest)
   .addError(GatewayErrors.LlmProviderNotFound)
@@ -116,14 +155,29 @@ export class AdminPromptsGroup extends HttpApiGroup.make("adminPrompts")
         variables: Schema.optional(Schema.String)
       }))
       .addSuccess(RenderedPrompt)
-      .annotate(OpenApi.Description, "Renders the active version, or `version`. Variables: a JSON object as the body (Content-Type: application/json) or in the query parameter `variables`.")
+      .annotate(
+        OpenApi.Description,
+        "Renders the active version, or `version`. Variables: a JSON object as the body (Content-Type: application/json) or in the query parameter `variables`."
+      )
   )
   .add(HttpApiEndpoint.get("versions")`/prompts/${promptId}/versions`.addSuccess(Schema.Array(PromptVersion)))
-  .add(HttpApiEndpoint.post("createDraft")`/prompts/${promptId}/versions`.setPayload(DraftCreate).addSuccess(PromptVersion, { status: 201 }))
+  .add(
+    HttpApiEndpoint.post("createDraft")`/prompts/${promptId}/versions`.setPayload(DraftCreate).addSuccess(
+      PromptVersion,
+      { status: 201 }
+    )
+  )
   .add(HttpApiEndpoint.get("version")`/prompts/${promptId}/versions/${promptVersion}`.addSuccess(PromptVersion))
-  .add(HttpApiEndpoint.put("updateVersion")`/prompts/${promptId}/versions/${promptVersion}`.setPayload(VersionUpdate).addSuccess(PromptVersion))
+  .add(
+    HttpApiEndpoint.put("updateVersion")`/prompts/${promptId}/versions/${promptVersion}`.setPayload(VersionUpdate)
+      .addSuccess(PromptVersion)
+  )
   .add(HttpApiEndpoint.del("discardDraft")`/prompts/${promptId}/versions/${promptVersion}`.addSuccess(NoContent))
-  .add(HttpApiEndpoint.get("versionStatistics")`/prompts/${promptId}/versions/${promptVersion}/statistics`.addSuccess(VersionStatistics))
+  .add(
+    HttpApiEndpoint.get("versionStatistics")`/prompts/${promptId}/versions/${promptVersion}/statistics`.addSuccess(
+      VersionStatistics
+    )
+  )
   .addError(GatewayErrors.BadRequest)
   .addError(GatewayErrors.NotFound)
   .addError(GatewayErrors.Conflict)
@@ -148,19 +202,29 @@ export class PromptsGroup extends HttpApiGroup.make("prompts")
 const conversationId = HttpApiSchema.param("conversation_id", Schema.String)
 
 export class ConversationsGroup extends HttpApiGroup.make("conversations")
-  .add(HttpApiEndpoint.post("create", "/conversations").setPayload(ConversationCreate).addSuccess(Conversation, { status: 201 }))
+  .add(
+    HttpApiEndpoint.post("create", "/conversations").setPayload(ConversationCreate).addSuccess(Conversation, {
+      status: 201
+    })
+  )
   .add(
     HttpApiEndpoint.get("list", "/conversations")
       .setUrlParams(ConversationListParams)
       .addSuccess(Page(Conversation))
-      .annotate(OpenApi.Description, "The current user's conversations, most recently active first; page from 0, size 1-100 (default 20), search in titles.")
+      .annotate(
+        OpenApi.Description,
+        "The current user's conversations, most recently active first; page from 0, size 1-100 (default 20), search in titles."
+      )
   )
   .add(HttpApiEndpoint.get("get")`/conversations/${conversationId}`.addSuccess(Conversation))
   .add(HttpApiEndpoint.del("remove")`/conversations/${conversationId}`.addSuccess(NoContent))
   .add(
     HttpApiEndpoint.post("stop")`/conversations/${conversationId}/stop`
       .addSuccess(Schema.Struct({ stopped: Schema.Boolean }))
-      .annotate(OpenApi.Description, "Stops the generation in progress: the upstream call is cancelled, the partial answer kept and marked STOPPED. stopped is false when nothing was running.")
+      .annotate(
+        OpenApi.Description,
+        "Stops the generation in progress: the upstream call is cancelled, the partial answer kept and marked STOPPED. stopped is false when nothing was running."
+      )
   )
   .addError(GatewayErrors.NotFound)
   .middleware(UserAuthentication)
@@ -170,22 +234,35 @@ export class ConversationsGroup extends HttpApiGroup.make("conversations")
 const requestId = HttpApiSchema.param("request_id", Schema.String)
 
 export class RequestsGroup extends HttpApiGroup.make("requests")
-  .add(HttpApiEndpoint.post("ask", "/requests").setPayload(RequestBody).setUrlParams(RequestQuery).addSuccess(LlmRequest, { status: 201 }))
+  .add(
+    HttpApiEndpoint.post("ask", "/requests").setPayload(RequestBody).setUrlParams(RequestQuery).addSuccess(LlmRequest, {
+      status: 201
+    })
+  )
   .add(
     HttpApiEndpoint.post("askStreaming", "/requests/stream")
       .setPayload(RequestBody)
       .setUrlParams(RequestQuery)
       .addSuccess(HttpApiSchema.Text({ contentType: "text/event-stream" }))
-      .annotate(OpenApi.Description, "The answer as server-sent events: start, delta (text as it comes), usage, then done or error; a comment line every 15 s keeps proxies from closing the connection.")
+      .annotate(
+        OpenApi.Description,
+        "The answer as server-sent events: start, delta (text as it comes), usage, then done or error; a comment line every 15 s keeps proxies from closing the connection."
+      )
   )
   .add(
     HttpApiEndpoint.post("retry", "/requests/retry")
       .setPayload(RetryBody)
       .setUrlParams(RequestQuery)
       .addSuccess(LlmRequest, { status: 201 })
-      .annotate(OpenApi.Description, "Answers the conversation's last question again, as a new request (the earlier answer stays, left out of the history).")
+      .annotate(
+        OpenApi.Description,
+        "Answers the conversation's last question again, as a new request (the earlier answer stays, left out of the history)."
+      )
   )
-  .add(HttpApiEndpoint.post("retryStreaming", "/requests/retry/stream").setPayload(RetryBody).setUrlParams(RequestQuery).addSuccess(HttpApiSchema.Text({ contentType: "text/event-stream" })))
+  .add(
+    HttpApiEndpoint.post("retryStreaming", "/requests/retry/stream").setPayload(RetryBody).setUrlParams(RequestQuery)
+      .addSuccess(HttpApiSchema.Text({ contentType: "text/event-stream" }))
+  )
   .add(
     HttpApiEndpoint.get("list", "/requests")
       .setUrlParams(Schema.Struct({ conversation: Schema.String, ...PageParams.fields }))
@@ -193,7 +270,11 @@ export class RequestsGroup extends HttpApiGroup.make("requests")
   )
   .add(HttpApiEndpoint.get("get")`/requests/${requestId}`.addSuccess(LlmRequest))
   .add(HttpApiEndpoint.del("remove")`/requests/${requestId}`.addSuccess(NoContent))
-  .add(HttpApiEndpoint.put("feedback")`/requests/${requestId}/feedback/${HttpApiSchema.param("feedback", Schema.Literal("GOOD", "BAD"))}`.addSuccess(LlmRequest))
+  .add(
+    HttpApiEndpoint.put("feedback")`/requests/${requestId}/feedback/${
+      HttpApiSchema.param("feedback", Schema.Literal("GOOD", "BAD"))
+    }`.addSuccess(LlmRequest)
+  )
   .addError(GatewayErrors.NotFound)
   .addError(GatewayErrors.LlmBadRequest)
   .addError(GatewayErrors.LlmProviderNotFound)
@@ -215,13 +296,22 @@ export class AdminActivityGroup extends HttpApiGroup.make("adminActivity")
     HttpApiEndpoint.get("conversations", "/conversations")
       .setUrlParams(Schema.Struct({ ...ConversationListParams.fields, userId: Schema.optional(Schema.String) }))
       .addSuccess(Page(Conversation))
-      .annotate(OpenApi.Description, "All conversations of the tenant (or of userId), most recently active first; search in titles.")
+      .annotate(
+        OpenApi.Description,
+        "All conversations of the tenant (or of userId), most recently active first; search in titles."
+      )
   )
   .add(HttpApiEndpoint.get("conversation")`/conversations/${conversationId}`.addSuccess(Conversation))
   .add(HttpApiEndpoint.del("removeConversation")`/conversations/${conversationId}`.addSuccess(NoContent))
   .add(
     HttpApiEndpoint.get("requests", "/requests")
-      .setUrlParams(Schema.Struct({ conversation: Schema.optional(Schema.String), userId: Schema.optional(Schema.String), ...PageParams.fields }))
+      .setUrlParams(
+        Schema.Struct({
+          conversation: Schema.optional(Schema.String),
+          userId: Schema.optional(Schema.String),
+          ...PageParams.fields
+        })
+      )
       .addSuccess(Page(LlmRequest))
       .annotate(OpenApi.Description, "Requests of the tenant newest first, or of one conversation oldest first.")
   )
@@ -229,9 +319,20 @@ export class AdminActivityGroup extends HttpApiGroup.make("adminActivity")
   .add(HttpApiEndpoint.del("removeRequest")`/requests/${requestId}`.addSuccess(NoContent))
   .add(HttpApiEndpoint.get("global", "/stats/global").setUrlParams(TimeWindow).addSuccess(GlobalStatistics))
   .add(HttpApiEndpoint.get("timeseries", "/stats/timeseries").setUrlParams(TimeseriesParams).addSuccess(Timeseries))
-  .add(HttpApiEndpoint.get("llmDistribution", "/stats/llm-distribution").setUrlParams(TimeWindow).addSuccess(Schema.Array(ModelUsage)))
-  .add(HttpApiEndpoint.get("featureAdoption", "/stats/feature-adoption").setUrlParams(TimeWindow).addSuccess(FeatureAdoption))
-  .add(HttpApiEndpoint.get("topPromptsTimeSaved", "/stats/top-prompts-time-saved").setUrlParams(TopPromptsParams).addSuccess(Schema.Array(PromptTimeSaved)))
+  .add(
+    HttpApiEndpoint.get("llmDistribution", "/stats/llm-distribution").setUrlParams(TimeWindow).addSuccess(
+      Schema.Array(ModelUsage)
+    )
+  )
+  .add(
+    HttpApiEndpoint.get("featureAdoption", "/stats/feature-adoption").setUrlParams(TimeWindow).addSuccess(
+      FeatureAdoption
+    )
+  )
+  .add(
+    HttpApiEndpoint.get("topPromptsTimeSaved", "/stats/top-prompts-time-saved").setUrlParams(TopPromptsParams)
+      .addSuccess(Schema.Array(PromptTimeSaved))
+  )
   .addError(GatewayErrors.NotFound)
   .middleware(AdminAuthentication)
   .prefix("/api/v1/admin")
@@ -256,7 +357,13 @@ export class GatewayApi extends HttpApi.make("gateway")
 /** Answers the HTTP layer makes itself (unknown route, unreadable body) in the gateway's error body. */
 export const gatewayErrorShape: ErrorShape = {
   body: (status, kind, message) => ({
-    code: kind === "notFound" ? "RESOURCE_NOT_FOUND" : kind === "badRequest" || kind === "decode" ? "BAD_REQUEST" : status === 405 ? "NOT_IMPLEMENTED" : "INTERNAL_ERROR",
+    code: kind === "notFound"
+      ? "RESOURCE_NOT_FOUND"
+      : kind === "badRequest" || kind === "decode"
+      ? "BAD_REQUEST"
+      : status === 405
+      ? "NOT_IMPLEMENTED"
+      : "INTERNAL_ERROR",
     message,
     status
   }),

@@ -9,7 +9,11 @@ import { Forbidden, GatewayErrors } from "../../schemas/gateway/GatewayErrors.ts
 import { CurrentPrincipal } from "../../schemas/gateway/Tenancy.ts"
 import { Tenancy, type TenancyConfig } from "../../services/gateway/tenancy/Tenancy.ts"
 
-const PrincipalFailure = Schema.Union(GatewayErrors.MissingTenant, GatewayErrors.MissingUser, GatewayErrors.Unauthorized)
+const PrincipalFailure = Schema.Union(
+  GatewayErrors.MissingTenant,
+  GatewayErrors.MissingUser,
+  GatewayErrors.Unauthorized
+)
 
 export class UserAuthentication extends HttpApiMiddleware.Tag<UserAuthentication>()("gateway/UserAuthentication", {
   failure: PrincipalFailure,
@@ -23,7 +27,11 @@ export class AdminAuthentication extends HttpApiMiddleware.Tag<AdminAuthenticati
 
 export const UserAuthenticationLive = Layer.effect(
   UserAuthentication,
-  Tenancy.pipe(Effect.map((tenancy) => HttpServerRequest.HttpServerRequest.pipe(Effect.flatMap((request) => tenancy.resolve(request.headers)))))
+  Tenancy.pipe(
+    Effect.map((tenancy) =>
+      HttpServerRequest.HttpServerRequest.pipe(Effect.flatMap((request) => tenancy.resolve(request.headers)))
+    )
+  )
 ).pipe(Layer.provide(Tenancy.Default))
 
 export const AdminAuthenticationLive = Layer.effect(
@@ -34,14 +42,20 @@ export const AdminAuthenticationLive = Layer.effect(
         Effect.flatMap((request) => tenancy.resolve(request.headers)),
         Effect.filterOrFail(
           (principal) => principal.isAdmin,
-          () => new Forbidden({ message: `This endpoint needs the '${tenancy.adminRole}' role (GATEWAY_ROLE_SECURITY is on)` })
+          () =>
+            new Forbidden({
+              message: `This endpoint needs the '${tenancy.adminRole}' role (GATEWAY_ROLE_SECURITY is on)`
+            })
         )
       )
     )
   )
 ).pipe(Layer.provide(Tenancy.Default))
 
-type IdentityConfig = Pick<typeof TenancyConfig extends Config.Config<infer A> ? A : never, "mode" | "tenantHeader" | "userHeader" | "rolesHeader">
+type IdentityConfig = Pick<
+  typeof TenancyConfig extends Config.Config<infer A> ? A : never,
+  "mode" | "tenantHeader" | "userHeader" | "rolesHeader"
+>
 
 /**
  * The OpenAPI description of how callers identify themselves (trusted headers by their configured
@@ -52,18 +66,38 @@ export const documentIdentity = (config: IdentityConfig) => (spec: Record<string
   const schemes = config.mode === "jwt"
     ? { bearer: { type: "http", scheme: "bearer", bearerFormat: "JWT" } }
     : {
-      tenant: { type: "apiKey", in: "header", name: config.tenantHeader, description: "Tenant (trusted header set by the authenticating proxy)" },
+      tenant: {
+        type: "apiKey",
+        in: "header",
+        name: config.tenantHeader,
+        description: "Tenant (trusted header set by the authenticating proxy)"
+      },
       user: { type: "apiKey", in: "header", name: config.userHeader, description: "User (trusted header)" },
-      roles: { type: "apiKey", in: "header", name: config.rolesHeader, description: "Comma-separated roles (trusted header; optional)" }
+      roles: {
+        type: "apiKey",
+        in: "header",
+        name: config.rolesHeader,
+        description: "Comma-separated roles (trusted header; optional)"
+      }
     }
-  const requirement = config.mode === "jwt" ? [{ bearer: [] }] : [{ tenant: [], user: [], roles: [] }, { tenant: [], user: [] }]
+  const requirement = config.mode === "jwt"
+    ? [{ bearer: [] }]
+    : [{ tenant: [], user: [], roles: [] }, { tenant: [], user: [] }]
   const paths = Object.fromEntries(
     Object.entries(spec.paths ?? {}).map(([path, operations]) => [
       path,
       path.startsWith("/api/")
-        ? Object.fromEntries(Object.entries(operations as Record<string, object>).map(([method, operation]) => [method, { ...operation, security: requirement }]))
+        ? Object.fromEntries(
+          Object.entries(operations as Record<string, object>).map((
+            [method, operation]
+          ) => [method, { ...operation, security: requirement }])
+        )
         : operations
     ])
   )
-  return { ...spec, paths, components: { ...spec.components, securitySchemes: { ...spec.components?.securitySchemes, ...schemes } } }
+  return {
+    ...spec,
+    paths,
+    components: { ...spec.components, securitySchemes: { ...spec.components?.securitySchemes, ...schemes } }
+  }
 }

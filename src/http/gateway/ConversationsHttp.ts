@@ -4,14 +4,18 @@ import { Conversations } from "../../services/gateway/conversations/Conversation
 import { Requests } from "../../services/gateway/requests/Requests.ts"
 import { GatewayApi } from "./Api.ts"
 
-export const ConversationsHttpLive = HttpApiBuilder.group(GatewayApi, "conversations", (handlers) =>
-  Effect.gen(function*() {
-    const conversations = yield* Conversations
-    const requests = yield* Requests
-    return handlers
-      .handle("create", ({ payload }) => conversations.create(payload.title))
-      .handle("list", ({ urlParams }) => conversations.list(urlParams))
-      .handle("get", ({ path }) => conversations.get(path.conversation_id))
-      .handle("remove", ({ path }) => conversations.remove(path.conversation_id))
-      .handle("stop", ({ path }) => requests.stop(path.conversation_id).pipe(Effect.map((stopped) => ({ stopped }))))
-  }))
+export const ConversationsHttpLive = HttpApiBuilder.group(
+  GatewayApi,
+  "conversations",
+  (handlers) =>
+    Effect.gen(function*() {
+      const conversations = yield* Conversations
+      const requests = yield* Requests
+      return handlers
+        .handle("create", ({ payload }) => conversations.create(payload.title))
+        .handle("list", ({ urlParams }) => conversations.list(urlParams))
+        .handle("get", ({ path }) => conversations.get(path.conversation_id))
+        .handle("remove", ({ path }) => conversations.remove(path.conversation_id))
+        .handle("stop", ({ path }) => requests.stop(path.conversation_id).pipe(Effect.map((stopped) => ({ stopped }))))
+    })
+)

@@ -17,7 +17,9 @@ const heartbeat = utf8.encode(": heartbeat\n\n")
 /** The events that arrived together, as one write. */
 const encode = (events: Chunk.Chunk<{ readonly event: string; readonly data: unknown }>) => {
   let text = ""
-  for (const { data, event } of events) text += Sse.encoder.write({ _tag: "Event", event, id: undefined, data: JSON.stringify(data) })
+  for (const { data, event } of events) {
+    text += Sse.encoder.write({ _tag: "Event", event, id: undefined, data: JSON.stringify(data) })
+  }
   return utf8.encode(text)
 }
 
@@ -37,5 +39,8 @@ export const eventStream = <E extends { readonly event: string; readonly data: u
         Effect.sync(() => emit.single(heartbeat)).pipe(Effect.delay(HEARTBEAT), Effect.forever, Effect.forkScoped)
       ])
     ),
-    { contentType: "text/event-stream", headers: { "cache-control": "no-cache", "x-accel-buffering": "no", connection: "keep-alive" } }
+    {
+      contentType: "text/event-stream",
+      headers: { "cache-control": "no-cache", "x-accel-buffering": "no", connection: "keep-alive" }
+    }
   )

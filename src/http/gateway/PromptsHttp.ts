@@ -10,7 +10,11 @@ const variablesFrom = (text: string, where: string) => {
   try {
     parsed = JSON.parse(text)
   } catch (error) {
-    return Effect.fail(new BadRequest({ message: `The variables in ${where} are not JSON: ${error instanceof Error ? error.message : String(error)}` }))
+    return Effect.fail(
+      new BadRequest({
+        message: `The variables in ${where} are not JSON: ${error instanceof Error ? error.message : String(error)}`
+      })
+    )
   }
   return parsed !== null && typeof parsed === "object" && !Array.isArray(parsed)
     ? Effect.succeed(parsed as Record<string, unknown>)
@@ -33,32 +37,42 @@ const renderVariables = (request: HttpServerRequest.HttpServerRequest, query: st
     )
   )
 
-export const AdminPromptsHttpLive = HttpApiBuilder.group(GatewayApi, "adminPrompts", (handlers) =>
-  Effect.gen(function*() {
-    const prompts = yield* Prompts
-    return handlers
-      .handle("list", () => prompts.list())
-      .handle("create", ({ payload }) => prompts.create(payload))
-      .handle("categories", () => prompts.categories())
-      .handle("get", ({ path }) => prompts.get(path.id))
-      .handle("remove", ({ path }) => prompts.remove(path.id))
-      .handle("usage", ({ path }) => prompts.usage(path.id))
-      .handle("statistics", ({ path }) => prompts.statistics(path.id))
-      .handle("render", ({ path, request, urlParams }) =>
-        renderVariables(request, urlParams.variables).pipe(Effect.flatMap((variables) => prompts.render(path.id, urlParams.version, variables))))
-      .handle("versions", ({ path }) => prompts.versions(path.id))
-      .handle("createDraft", ({ path, payload }) => prompts.createDraft(path.id, payload))
-      .handle("version", ({ path }) => prompts.version(path.id, path.version))
-      .handle("updateVersion", ({ path, payload }) => prompts.updateVersion(path.id, path.version, payload))
-      .handle("discardDraft", ({ path }) => prompts.discardDraft(path.id, path.version))
-      .handle("versionStatistics", ({ path }) => prompts.versionStatistics(path.id, path.version))
-  }))
+export const AdminPromptsHttpLive = HttpApiBuilder.group(
+  GatewayApi,
+  "adminPrompts",
+  (handlers) =>
+    Effect.gen(function*() {
+      const prompts = yield* Prompts
+      return handlers
+        .handle("list", () => prompts.list())
+        .handle("create", ({ payload }) => prompts.create(payload))
+        .handle("categories", () => prompts.categories())
+        .handle("get", ({ path }) => prompts.get(path.id))
+        .handle("remove", ({ path }) => prompts.remove(path.id))
+        .handle("usage", ({ path }) => prompts.usage(path.id))
+        .handle("statistics", ({ path }) => prompts.statistics(path.id))
+        .handle("render", ({ path, request, urlParams }) =>
+          renderVariables(request, urlParams.variables).pipe(
+            Effect.flatMap((variables) => prompts.render(path.id, urlParams.version, variables))
+          ))
+        .handle("versions", ({ path }) => prompts.versions(path.id))
+        .handle("createDraft", ({ path, payload }) => prompts.createDraft(path.id, payload))
+        .handle("version", ({ path }) => prompts.version(path.id, path.version))
+        .handle("updateVersion", ({ path, payload }) => prompts.updateVersion(path.id, path.version, payload))
+        .handle("discardDraft", ({ path }) => prompts.discardDraft(path.id, path.version))
+        .handle("versionStatistics", ({ path }) => prompts.versionStatistics(path.id, path.version))
+    })
+)
 
-export const AdminTemplatingHttpLive = HttpApiBuilder.group(GatewayApi, "adminTemplating", (handlers) =>
-  Effect.gen(function*() {
-    const templates = yield* Templates
-    return handlers.handle("completion", () => Effect.succeed(templates.completion))
-  }))
+export const AdminTemplatingHttpLive = HttpApiBuilder.group(
+  GatewayApi,
+  "adminTemplating",
+  (handlers) =>
+    Effect.gen(function*() {
+      const templates = yield* Templates
+      return handlers.handle("completion", () => Effect.succeed(templates.completion))
+    })
+)
 
 export const PromptsHttpLive = HttpApiBuilder.group(GatewayApi, "prompts", (handlers) =>
   Effect.gen(function*() {

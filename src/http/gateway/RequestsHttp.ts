@@ -9,11 +9,16 @@ export const RequestsHttpLive = HttpApiBuilder.group(GatewayApi, "requests", (ha
     const requests = yield* Requests
     return handlers
       .handle("ask", ({ payload, urlParams }) => requests.ask(payload, urlParams))
-      .handle("askStreaming", ({ payload, urlParams }) => requests.askStreaming(payload, urlParams).pipe(Effect.map(eventStream)))
-      .handle("retry", ({ payload, urlParams }) => requests.retry(payload.conversation, urlParams))
-      .handle("retryStreaming", ({ payload, urlParams }) => requests.retryStreaming(payload.conversation, urlParams).pipe(Effect.map(eventStream)))
-      .handle("list", ({ urlParams }) => requests.list(urlParams))
-      .handle("get", ({ path }) => requests.get(path.request_id))
+      .handle("askStreaming", ({ payload, urlParams }) =>
+        requests.askStreaming(payload, urlParams).pipe(Effect.map(eventStream)))
+      .handle("retry", ({ payload, urlParams }) =>
+        requests.retry(payload.conversation, urlParams))
+      .handle("retryStreaming", ({ payload, urlParams }) =>
+        requests.retryStreaming(payload.conversation, urlParams).pipe(Effect.map(eventStream)))
+      .handle("list", ({ urlParams }) =>
+        requests.list(urlParams))
+      .handle("get", ({ path }) =>
+        requests.get(path.request_id))
       .handle("remove", ({ path }) => requests.remove(path.request_id))
       .handle("feedback", ({ path }) => requests.feedback(path.request_id, path.feedback))
   }))

@@ -34,7 +34,9 @@ export const AnnotationType = Schema.Literal(...PdfAnnotationSubtype.literals, "
 })
 export type AnnotationType = typeof AnnotationType.Type
 
-const Component = Schema.Int.pipe(Schema.between(0, 255, { message: () => "colour components are integers from 0 to 255" }))
+const Component = Schema.Int.pipe(
+  Schema.between(0, 255, { message: () => "colour components are integers from 0 to 255" })
+)
 
 export class Color extends Schema.Class<Color>("Color")({ r: Component, g: Component, b: Component }) {}
 
@@ -58,11 +60,15 @@ export class AnnotationReply extends Schema.Class<AnnotationReply>("AnnotationRe
 const NonNegative = Schema.Number.pipe(Schema.nonNegative())
 
 /** An annotation's document: `{id}`, or the ID as a string (as transformation elements take it); always shown as `{id}`. */
-const AnnotationDocumentId = Schema.transform(Schema.Union(Schema.Struct({ id: Schema.String }), Schema.String), DocumentIdRef, {
-  strict: true,
-  decode: (ref) => (typeof ref === "string" ? { id: ref } : ref),
-  encode: (ref) => ref
-})
+const AnnotationDocumentId = Schema.transform(
+  Schema.Union(Schema.Struct({ id: Schema.String }), Schema.String),
+  DocumentIdRef,
+  {
+    strict: true,
+    decode: (ref) => (typeof ref === "string" ? { id: ref } : ref),
+    encode: (ref) => ref
+  }
+)
 
 export class Annotation extends Schema.Class<Annotation>("Annotation")({
   /** Assigned by the broker on creation (PUT); names the annotation in updates and deletions. */
@@ -127,7 +133,9 @@ export class AnnotationPolicy extends Schema.Class<AnnotationPolicy>("Annotation
   textAnnotationsSupportStatus: Schema.Boolean,
   textAnnotationsCommentSupportReply: Schema.Boolean,
   annotationsSupportSecurity: Schema.Boolean,
-  availableSecurityLevels: Schema.Array(Schema.Struct({ symbolicName: Schema.String, localizedDisplayNames: LocalizedNames })),
+  availableSecurityLevels: Schema.Array(
+    Schema.Struct({ symbolicName: Schema.String, localizedDisplayNames: LocalizedNames })
+  ),
   annotationTemplateCatalog: Schema.Struct({
     annotationTemplates: Schema.Array(Schema.Struct({
       name: Schema.String,
@@ -135,7 +143,9 @@ export class AnnotationPolicy extends Schema.Class<AnnotationPolicy>("Annotation
       contentTemplate: Schema.String,
       annotationStyle: Schema.Struct({ fontColor: Schema.String, fontSize: Schema.Number, rotation: Schema.Number })
     })),
-    waterMarkTemplates: Schema.Array(Schema.Struct({ name: Schema.String, annotationType: Schema.String, contentTemplate: Schema.String }))
+    waterMarkTemplates: Schema.Array(
+      Schema.Struct({ name: Schema.String, annotationType: Schema.String, contentTemplate: Schema.String })
+    )
   }),
   annotationCreationRuleCatalog: Schema.Struct({
     annotationCreationRules: Schema.Array(Schema.Struct({
@@ -149,7 +159,9 @@ export class AnnotationPolicy extends Schema.Class<AnnotationPolicy>("Annotation
   defaultRedactReasons: Schema.NullOr(Schema.Array(Schema.String))
 }) {}
 
-export const AnnotationFileType = Schema.Literal("FDF", "XFDF").annotations({ message: () => "sourceType and targetType are FDF or XFDF" })
+export const AnnotationFileType = Schema.Literal("FDF", "XFDF").annotations({
+  message: () => "sourceType and targetType are FDF or XFDF"
+})
 export type AnnotationFileType = typeof AnnotationFileType.Type
 
 export const AnnotationConversionParams = Schema.Struct({

@@ -30,7 +30,13 @@ export const HexColor = Schema.transformOrFail(Schema.String, Schema.String, {
   decode: (value, _, ast) => {
     const rgb = parseColor(value)
     return rgb === undefined
-      ? ParseResult.fail(new ParseResult.Type(ast, value, `'${value}' is not a colour: write #RRGGBB, #RGB, rgb(r,g,b) or a CSS colour name`))
+      ? ParseResult.fail(
+        new ParseResult.Type(
+          ast,
+          value,
+          `'${value}' is not a colour: write #RRGGBB, #RGB, rgb(r,g,b) or a CSS colour name`
+        )
+      )
       : ParseResult.succeed(hexOf(rgb))
   },
   encode: ParseResult.succeed
@@ -40,7 +46,9 @@ export class ComparisonRequest extends Schema.Class<ComparisonRequest>("Comparis
   leftDocumentId: DocumentIdInBody,
   rightDocumentId: DocumentIdInBody,
   /** Colour distance, in percent, under which two pixels count as the same (default: COMPARISON_DEFAULT_FUZZ). */
-  fuzz: Schema.optional(Schema.Int.pipe(Schema.between(0, 100, { message: () => "fuzz is a percentage from 0 to 100" }))),
+  fuzz: Schema.optional(
+    Schema.Int.pipe(Schema.between(0, 100, { message: () => "fuzz is a percentage from 0 to 100" }))
+  ),
   /** Colour of the differences and of the unchanged content: #RRGGBB, #RGB, rgb(r,g,b) or a CSS colour name. */
   highlightColor: Schema.optional(HexColor),
   lowlightColor: Schema.optional(HexColor)

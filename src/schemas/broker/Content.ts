@@ -70,7 +70,10 @@ export class DocumentSearchResult extends Schema.Class<DocumentSearchResult>("Do
   searchText: Schema.String,
   searchStatus: Schema.Literal("COMPLETED"),
   lastPageSearched: Schema.Int,
-  pagesResults: Schema.Record({ key: Schema.String, value: Schema.Array(Schema.Struct({ positionText: PositionText })) })
+  pagesResults: Schema.Record({
+    key: Schema.String,
+    value: Schema.Array(Schema.Struct({ positionText: PositionText }))
+  })
 }) {}
 
 export class PagesContainingText extends Schema.Class<PagesContainingText>("PagesContainingText")({

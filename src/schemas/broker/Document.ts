@@ -32,7 +32,9 @@ export const DocumentIdFromUrl = Schema.transform(
     Schema.filter((s) => s.length > 0 && !s.includes("/"), {
       message: () => "documentId must be one path segment: use '@' between part indices, not a percent-encoded '/'"
     }),
-    Schema.filter((s) => !/[\u0000-\u001f\u007f]/.test(s), { message: () => "documentId must not contain control characters" })
+    Schema.filter((s) => !/[\u0000-\u001f\u007f]/.test(s), {
+      message: () => "documentId must not contain control characters"
+    })
   ),
   Schema.String,
   { strict: true, decode: (s) => s.replaceAll("@", "/"), encode: (s) => s.replaceAll("/", "@") }
@@ -49,7 +51,9 @@ export const AssignedDocumentId = Schema.String.pipe(
 
 /** A title to show people: any text but control characters, which databases and headers refuse. */
 export const DocumentTitle = Schema.String.pipe(
-  Schema.filter((t) => !/[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f]/.test(t), { message: () => "documentTitle must not contain control characters" }),
+  Schema.filter((t) => !/[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f]/.test(t), {
+    message: () => "documentTitle must not contain control characters"
+  }),
   Schema.maxLength(1000, { message: () => "documentTitle must be at most 1000 characters" })
 )
 
@@ -143,7 +147,9 @@ export class UploadParams extends Schema.Class<UploadParams>("UploadParams")({
 
 /** Body of POST /accessor/load: where the document is. Other fields are accepted and ignored. */
 export class DocumentAccessor extends Schema.Class<DocumentAccessor>("DocumentAccessor")({
-  url: Schema.NonEmptyString.annotations({ description: "An http(s) URL, or a file: URL or absolute path inside FILE_URL_ROOTS" }),
+  url: Schema.NonEmptyString.annotations({
+    description: "An http(s) URL, or a file: URL or absolute path inside FILE_URL_ROOTS"
+  }),
   documentTitle: Schema.optional(DocumentTitle)
 }) {}
 
@@ -182,7 +188,10 @@ export class DocumentAlreadyExists extends Schema.TaggedError<DocumentAlreadyExi
   HttpApiSchema.annotations({ status: 409 })
 ) {
   static of(documentId: string) {
-    return new DocumentAlreadyExists({ documentId, message: `A document with ID '${documentId}' is already registered` })
+    return new DocumentAlreadyExists({
+      documentId,
+      message: `A document with ID '${documentId}' is already registered`
+    })
   }
 }
 

@@ -20,7 +20,11 @@ export const ConversionFormat = Schema.Literal("pdf", "rendered").annotations({
 export const DocumentIdInBody = Schema.transform(
   Schema.Union(Schema.Struct({ id: Schema.NonEmptyString }), Schema.NonEmptyString),
   Schema.String,
-  { strict: true, decode: (ref) => (typeof ref === "string" ? ref : ref.id).replaceAll("@", "/"), encode: (id) => ({ id }) }
+  {
+    strict: true,
+    decode: (ref) => (typeof ref === "string" ? ref : ref.id).replaceAll("@", "/"),
+    encode: (id) => ({ id })
+  }
 )
 
 export class ConversionRequest extends Schema.Class<ConversionRequest>("ConversionRequest")({
@@ -60,6 +64,9 @@ export class OrderNotFound extends Schema.TaggedError<OrderNotFound>()(
 /** `timeoutMs` of the order polls: how long to wait for the order to finish before answering its state. */
 export const OrderWaitParams = Schema.Struct({
   timeoutMs: Schema.optional(
-    Schema.NumberFromString.pipe(Schema.int(), Schema.between(0, 600_000, { message: () => "timeoutMs is a number of milliseconds from 0 to 600000" }))
+    Schema.NumberFromString.pipe(
+      Schema.int(),
+      Schema.between(0, 600_000, { message: () => "timeoutMs is a number of milliseconds from 0 to 600000" })
+    )
   )
 })

@@ -44,7 +44,13 @@ export const PageImageDescriptorFromString = Schema.transformOrFail(Schema.Strin
     for (const [, code, value] of (match[3] ?? "").matchAll(/~([A-Za-z])~(-?\d+)/g)) {
       const upper = code!.toUpperCase()
       if (!Schema.is(FilterCode)(upper)) {
-        return ParseResult.fail(new ParseResult.Type(ast, text, `unknown filter code '${code}': use C (contrast), B (brightness) or I (invert)`))
+        return ParseResult.fail(
+          new ParseResult.Type(
+            ast,
+            text,
+            `unknown filter code '${code}': use C (contrast), B (brightness) or I (invert)`
+          )
+        )
       }
       filters.push({ code: upper, value: Number(value) })
     }

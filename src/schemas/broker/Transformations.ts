@@ -37,7 +37,9 @@ export const TransformationFormat = Schema.Literal("pdf", "rendered").annotation
 export class TransformationRequest extends Schema.Class<TransformationRequest>("TransformationRequest")({
   format: Schema.optionalWith(TransformationFormat, { default: () => "pdf" as const }),
   transformationDetails: Schema.Array(TransformationDetail).pipe(
-    Schema.minItems(1, { message: () => "transformationDetails needs at least one detail: each becomes one result document" })
+    Schema.minItems(1, {
+      message: () => "transformationDetails needs at least one detail: each becomes one result document"
+    })
   ),
   /** Redactions (RedactText, Redact) are applied for real; other annotations are written into the result. */
   annotations: Schema.optional(Schema.NullOr(Annotations))

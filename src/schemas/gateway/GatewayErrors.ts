@@ -12,20 +12,29 @@ export class LlmBadRequest extends Schema.TaggedError<LlmBadRequest>()("LLM_BAD_
 export class Unauthorized extends Schema.TaggedError<Unauthorized>()("UNAUTHORIZED", { message: Schema.String }) {}
 export class Forbidden extends Schema.TaggedError<Forbidden>()("FORBIDDEN", { message: Schema.String }) {}
 export class NotFound extends Schema.TaggedError<NotFound>()("NOT_FOUND", { message: Schema.String }) {}
-export class LlmProviderNotFound extends Schema.TaggedError<LlmProviderNotFound>()("LLM_PROVIDER_NOT_FOUND", { message: Schema.String }) {}
+export class LlmProviderNotFound
+  extends Schema.TaggedError<LlmProviderNotFound>()("LLM_PROVIDER_NOT_FOUND", { message: Schema.String })
+{}
 export class Conflict extends Schema.TaggedError<Conflict>()("CONFLICT", { message: Schema.String }) {}
-export class LlmCapabilityError extends Schema.TaggedError<LlmCapabilityError>()("LLM_CAPABILITY_ERROR", { message: Schema.String }) {}
+export class LlmCapabilityError
+  extends Schema.TaggedError<LlmCapabilityError>()("LLM_CAPABILITY_ERROR", { message: Schema.String })
+{}
 export class InternalError extends Schema.TaggedError<InternalError>()("INTERNAL_ERROR", { message: Schema.String }) {}
 
 /** The spec's error body. */
 export const ErrorBody = Schema.Struct({ code: Schema.String, message: Schema.String, status: Schema.Number })
 export type ErrorBody = typeof ErrorBody.Type
 
-// eslint-disable-next-line @typescript-eslint/no-explicit-any -- any encoded side: each class encodes its own way
-type ErrorClass<A extends { readonly _tag: string; readonly message: string }> = Schema.Schema<A, any, never> & (new(props: { readonly message: string }) => A)
+type ErrorClass<A extends { readonly _tag: string; readonly message: string }> =
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- any encoded side: each class encodes its own way
+  & Schema.Schema<A, any, never>
+  & (new(props: { readonly message: string }) => A)
 
 /** An error as the HttpApi declares it: the class on the inside, `{code, message, status}` on the wire. */
-const onTheWire = <A extends { readonly _tag: string; readonly message: string }>(error: ErrorClass<A>, status: number) =>
+const onTheWire = <A extends { readonly _tag: string; readonly message: string }>(
+  error: ErrorClass<A>,
+  status: number
+) =>
   Schema.transform(ErrorBody, Schema.typeSchema(error), {
     strict: false,
     decode: (body) => new error({ message: body.message }),

@@ -16,7 +16,9 @@ export class ExtraParamDescriptor extends Schema.Class<ExtraParamDescriptor>("Ex
 }) {}
 
 const ConfigId = Schema.String.pipe(
-  Schema.pattern(/^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$/, { message: () => "id must be 1-100 letters, digits, '.', '_' or '-', starting with a letter or digit" })
+  Schema.pattern(/^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$/, {
+    message: () => "id must be 1-100 letters, digits, '.', '_' or '-', starting with a letter or digit"
+  })
 )
 
 /** What a model can take; requests that need more are refused with LLM_CAPABILITY_ERROR. */
@@ -25,7 +27,10 @@ export class ProviderCapabilities extends Schema.Class<ProviderCapabilities>("Pr
   tools: Schema.optionalWith(Schema.Boolean, { default: () => false })
 }) {}
 
-const ExtraParams = Schema.Record({ key: Schema.String, value: Schema.Union(Schema.String, Schema.Number, Schema.Boolean) })
+const ExtraParams = Schema.Record({
+  key: Schema.String,
+  value: Schema.Union(Schema.String, Schema.Number, Schema.Boolean)
+})
 
 /** Body of POST /provider-conf. */
 export class ProviderConfigInput extends Schema.Class<ProviderConfigInput>("ProviderConfigInput")({
@@ -35,7 +40,9 @@ export class ProviderConfigInput extends Schema.Class<ProviderConfigInput>("Prov
   model: Schema.NonEmptyString,
   /** Sent once, stored encrypted, never read back (reads give it masked). Omitted on update: kept. */
   apiKey: Schema.optional(Schema.String),
-  baseUrl: Schema.optional(Schema.String.pipe(Schema.pattern(/^https?:\/\//, { message: () => "baseUrl must be an http(s) URL" }))),
+  baseUrl: Schema.optional(
+    Schema.String.pipe(Schema.pattern(/^https?:\/\//, { message: () => "baseUrl must be an http(s) URL" }))
+  ),
   /** Extra HTTP headers for the provider (e.g. Azure OpenAI's api-key). */
   headers: Schema.optional(Schema.Record({ key: Schema.String, value: Schema.String })),
   extraParams: Schema.optional(ExtraParams),

@@ -6,7 +6,9 @@
 import { Schema } from "effect"
 
 export const PromptId = Schema.String.pipe(
-  Schema.pattern(/^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$/, { message: () => "id must be 1-100 letters, digits, '.', '_' or '-', starting with a letter or digit" })
+  Schema.pattern(/^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$/, {
+    message: () => "id must be 1-100 letters, digits, '.', '_' or '-', starting with a letter or digit"
+  })
 )
 
 export const VersionState = Schema.Literal("draft", "published", "archived")
@@ -103,7 +105,9 @@ const summaryFields = {
 export class PromptSummary extends Schema.Class<PromptSummary>("PromptSummary")(summaryFields) {}
 
 /** The prompt aggregate: `{id, ..., versions}` ordered by version number. */
-export class Prompt extends Schema.Class<Prompt>("Prompt")({ ...summaryFields, versions: Schema.Array(PromptVersion) }) {}
+export class Prompt
+  extends Schema.Class<Prompt>("Prompt")({ ...summaryFields, versions: Schema.Array(PromptVersion) })
+{}
 
 export class RenderedPrompt extends Schema.Class<RenderedPrompt>("RenderedPrompt")({
   promptId: Schema.String,
@@ -111,7 +115,9 @@ export class RenderedPrompt extends Schema.Class<RenderedPrompt>("RenderedPrompt
   text: Schema.String
 }) {}
 
-export class ApplicationRef extends Schema.Class<ApplicationRef>("ApplicationRef")({ id: Schema.String, name: Schema.NullOr(Schema.String) }) {}
+export class ApplicationRef
+  extends Schema.Class<ApplicationRef>("ApplicationRef")({ id: Schema.String, name: Schema.NullOr(Schema.String) })
+{}
 
 export class PromptUsage extends Schema.Class<PromptUsage>("PromptUsage")({
   promptId: Schema.String,

@@ -25,7 +25,9 @@ export type ContentItem = typeof ContentItem.Type
 
 export class RequestBody extends Schema.Class<RequestBody>("RequestBody")({
   conversation: Schema.optional(Schema.String),
-  inputs: Schema.Array(Schema.Struct({ role: Schema.Literal("user"), content: Schema.Array(ContentItem).pipe(Schema.minItems(1)) })).pipe(Schema.minItems(1))
+  inputs: Schema.Array(
+    Schema.Struct({ role: Schema.Literal("user"), content: Schema.Array(ContentItem).pipe(Schema.minItems(1)) })
+  ).pipe(Schema.minItems(1))
 }) {}
 
 /** Body of the retry endpoints: the conversation whose last answer is generated again. */
@@ -71,7 +73,10 @@ const GenerationIds = { requestId: Schema.String, conversationId: Schema.String 
  * The same events will go over the WebSocket.
  */
 export const GenerationEvent = Schema.Union(
-  Schema.Struct({ event: Schema.Literal("start"), data: Schema.Struct({ ...GenerationIds, provider: Schema.String, model: Schema.String }) }),
+  Schema.Struct({
+    event: Schema.Literal("start"),
+    data: Schema.Struct({ ...GenerationIds, provider: Schema.String, model: Schema.String })
+  }),
   Schema.Struct({ event: Schema.Literal("delta"), data: Schema.Struct({ text: Schema.String }) }),
   Schema.Struct({
     event: Schema.Literal("usage"),
@@ -84,4 +89,3 @@ export const GenerationEvent = Schema.Union(
   Schema.Struct({ event: Schema.Literal("error"), data: ErrorBody })
 )
 export type GenerationEvent = typeof GenerationEvent.Type
-

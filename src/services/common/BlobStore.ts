@@ -17,7 +17,9 @@ export interface StoredBlob {
 export class BlobTooLarge extends Data.TaggedError("BlobTooLarge")<{ readonly limitBytes: number }> {}
 
 /** The store itself failed (disk full, permissions, a blob missing that should be there). */
-export class BlobStoreError extends Data.TaggedError("BlobStoreError")<{ readonly message: string; readonly cause?: unknown }> {}
+export class BlobStoreError
+  extends Data.TaggedError("BlobStoreError")<{ readonly message: string; readonly cause?: unknown }>
+{}
 
 export interface ByteRange {
   /** First byte, inclusive. */
@@ -28,7 +30,10 @@ export interface ByteRange {
 
 export class BlobStore extends Context.Tag("docstack/BlobStore")<BlobStore, {
   /** Stores a stream, failing with BlobTooLarge as soon as it passes `limitBytes`. */
-  readonly put: <E>(bytes: Stream.Stream<Uint8Array, E>, limitBytes: number) => Effect.Effect<StoredBlob, E | BlobTooLarge | BlobStoreError>
+  readonly put: <E>(
+    bytes: Stream.Stream<Uint8Array, E>,
+    limitBytes: number
+  ) => Effect.Effect<StoredBlob, E | BlobTooLarge | BlobStoreError>
   readonly putBytes: (bytes: Uint8Array) => Effect.Effect<StoredBlob, BlobStoreError>
   readonly size: (hash: string) => Effect.Effect<Option.Option<number>, BlobStoreError>
   readonly read: (hash: string) => Effect.Effect<Uint8Array, BlobStoreError>
@@ -46,8 +51,12 @@ export class BlobStore extends Context.Tag("docstack/BlobStore")<BlobStore, {
       const { dataDir } = yield* StorageConfig
       const root = path.resolve(dataDir, "blobs")
       const incoming = path.join(root, "incoming")
-      const fail = (message: string) => (cause: PlatformError) => new BlobStoreError({ message: `${message}: ${cause.message}`, cause })
-      yield* fs.makeDirectory(incoming, { recursive: true }).pipe(Effect.mapError(fail("Cannot create the blob directory")), Effect.orDie)
+      const fail = (message: string) => (cause: PlatformError) =>
+        new BlobStoreError({ message: `${message}: ${cause.message}`, cause })
+      yield* fs.makeDirectory(incoming, { recursive: true }).pipe(
+        Effect.mapError(fail("Cannot create the blob directory")),
+        Effect.orDie
+      )
 
       const fileOf = (hash: string) => path.join(root, hash.slice(0, 2), hash)
 
@@ -60,12 +69,17 @@ export class BlobStore extends Context.Tag("docstack/BlobStore")<BlobStore, {
           return { hash, size }
         }).pipe(Effect.mapError(fail("Cannot store a blob")))
 
-      const put = <E>(bytes: Stream.Stream<Uint8Array, E>, limitBytes: number): Effect.Effect<StoredBlob, E | BlobTooLarge | BlobStoreError> =>
+      const put = <E>(
+        bytes: Stream.Stream<Uint8Array, E>,
+        limitBytes: number
+      ): Effect.Effect<StoredBlob, E | BlobTooLarge | BlobStoreError> =>
         Effect.scoped(
           Effect.gen(function*() {
             const temp = path.join(incoming, randomUUID())
             yield* Effect.addFinalizer(() => fs.remove(temp, { force: true }).pipe(Effect.ignore))
-            const file = yield* fs.open(temp, { flag: "w" }).pipe(Effect.mapError(fail("Cannot open a blob for writing")))
+            const file = yield* fs.open(temp, { flag: "w" }).pipe(
+              Effect.mapError(fail("Cannot open a blob for writing"))
+            )
             const digest = createHash("sha256")
             let size = 0
             yield* Stream.runForEach(bytes, (chunk): Effect.Effect<void, BlobTooLarge | BlobStoreError> => {
@@ -108,7 +122,8 @@ export class BlobStore extends Context.Tag("docstack/BlobStore")<BlobStore, {
               onSome: () => Effect.succeed(fileOf(hash))
             }))
           ),
-        remove: (hash) => fs.remove(fileOf(hash), { force: true }).pipe(Effect.mapError(fail(`Cannot remove blob ${hash}`)))
+        remove: (hash) =>
+          fs.remove(fileOf(hash), { force: true }).pipe(Effect.mapError(fail(`Cannot remove blob ${hash}`)))
       })
     })
   )

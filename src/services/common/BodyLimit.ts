@@ -10,7 +10,12 @@ export const uploadDrainBytes = Config.integer("UPLOAD_DRAIN_BYTES").pipe(Config
  * that stops reading resets the connection and the client sees no answer at all); then fails with
  * `tooLarge()`.
  */
-export const capBody = <E, E2>(body: Stream.Stream<Uint8Array, E>, limit: number, drain: number, tooLarge: () => E2) => {
+export const capBody = <E, E2>(
+  body: Stream.Stream<Uint8Array, E>,
+  limit: number,
+  drain: number,
+  tooLarge: () => E2
+) => {
   let total = 0
   return body.pipe(
     Stream.filterEffect((chunk) => {

@@ -19,10 +19,14 @@ export class DerivedCache extends Effect.Service<DerivedCache>()("docstack/Deriv
     // Names come from canonical descriptors and page numbers; keep them to a safe alphabet all the same.
     const fileOf = (hash: string, name: string) => path.join(dirOf(hash), name.replace(/[^A-Za-z0-9_.~-]/g, "_"))
     /** A new file name beside the artefacts of `hash`, to write into and rename into place. */
-    const tempFile = (hash: string) => fs.makeDirectory(dirOf(hash), { recursive: true }).pipe(Effect.as(path.join(dirOf(hash), `.${randomUUID()}`)))
+    const tempFile = (hash: string) =>
+      fs.makeDirectory(dirOf(hash), { recursive: true }).pipe(Effect.as(path.join(dirOf(hash), `.${randomUUID()}`)))
 
     const get = Effect.fn("DerivedCache.get")((hash: string, name: string) =>
-      fs.readFile(fileOf(hash, name)).pipe(Effect.map(Option.some), Effect.orElseSucceed(() => Option.none<Uint8Array>()))
+      fs.readFile(fileOf(hash, name)).pipe(
+        Effect.map(Option.some),
+        Effect.orElseSucceed(() => Option.none<Uint8Array>())
+      )
     )
 
     /** Best effort: a cache that cannot be written only costs a recomputation later. */
@@ -92,14 +96,21 @@ export class DerivedCache extends Effect.Service<DerivedCache>()("docstack/Deriv
 
       /** A file artefact made from bytes computed by `compute` when it is not there yet. Its size. */
       fileFromBytes: <E>(hash: string, name: string, compute: Effect.Effect<Uint8Array, E>) =>
-        file(hash, name, (target) => compute.pipe(Effect.flatMap((computed) => fs.writeFile(target, computed).pipe(Effect.orDie)))),
+        file(
+          hash,
+          name,
+          (target) => compute.pipe(Effect.flatMap((computed) => fs.writeFile(target, computed).pipe(Effect.orDie)))
+        ),
 
       /** An artefact's bytes, or a range of them, as a stream from its file. */
       stream: (hash: string, name: string, range?: ByteRange) =>
-        fs.stream(fileOf(hash, name), range ? { offset: range.start, bytesToRead: range.end - range.start + 1 } : {}).pipe(Stream.orDie),
+        fs.stream(fileOf(hash, name), range ? { offset: range.start, bytesToRead: range.end - range.start + 1 } : {})
+          .pipe(Stream.orDie),
 
       drop: Effect.fn("DerivedCache.drop")((hash: string) =>
-        fs.remove(dirOf(hash), { recursive: true, force: true }).pipe(Effect.catchAll((error) => Effect.logWarning("Derived cache removal failed", error)))
+        fs.remove(dirOf(hash), { recursive: true, force: true }).pipe(
+          Effect.catchAll((error) => Effect.logWarning("Derived cache removal failed", error))
+        )
       )
     } as const
   })

@@ -23,7 +23,8 @@ const LONGEST_REASON = 300
  */
 export const describeFailure = (cause: Cause.Cause<unknown>) => {
   const pretty = Cause.pretty(cause)
-  const step = [...pretty.matchAll(STEP_FRAME)].find((frame) => !frame[2]!.includes("/node_modules/"))?.[1] ?? "handling the request"
+  const step = [...pretty.matchAll(STEP_FRAME)].find((frame) => !frame[2]!.includes("/node_modules/"))?.[1] ??
+    "handling the request"
   const firstLine = pretty.split("\n", 1)[0]!.trim() || "an unknown failure"
   // A driver's own words are the cause's (@effect/sql-pg says "Failed to execute statement", PostgreSQL why).
   const inner = (Cause.squash(cause) as { readonly cause?: unknown } | undefined)?.cause

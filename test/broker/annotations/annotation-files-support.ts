@@ -49,9 +49,21 @@ export const ALL: ReadonlyArray<PdfAnnotation> = [
     // The review state reply ("Completed set by Bob") is the state, not a reply.
     state: "Completed",
     replies: [
-      { name: "hl-1-r1", author: "Bob", contents: "Agreed, will fix.", modified: "2024-03-02T08:00:00.000Z", created: "2024-03-02T08:00:00.000Z" },
+      {
+        name: "hl-1-r1",
+        author: "Bob",
+        contents: "Agreed, will fix.",
+        modified: "2024-03-02T08:00:00.000Z",
+        created: "2024-03-02T08:00:00.000Z"
+      },
       // In reply to hl-1-r1: kept in the thread of hl-1.
-      { name: "hl-1-r2", author: "Ann Reviewer", contents: "Thanks", modified: "2024-03-02T09:00:00.000Z", created: "2024-03-02T09:00:00.000Z" }
+      {
+        name: "hl-1-r2",
+        author: "Ann Reviewer",
+        contents: "Thanks",
+        modified: "2024-03-02T09:00:00.000Z",
+        created: "2024-03-02T09:00:00.000Z"
+      }
     ]
   },
   {
@@ -104,7 +116,13 @@ export const ALL: ReadonlyArray<PdfAnnotation> = [
     iconName: "Comment",
     // Rejected on the 3rd, Accepted on the 4th (Review model); the Marked check mark does not count.
     state: "Accepted",
-    replies: [{ name: "note-1-r1", author: "Zoë", contents: "Merci — déjà vu, 日本語 😀", modified: "2024-03-02T09:00:00.000Z", created: "2024-03-02T09:00:00.000Z" }]
+    replies: [{
+      name: "note-1-r1",
+      author: "Zoë",
+      contents: "Merci — déjà vu, 日本語 😀",
+      modified: "2024-03-02T09:00:00.000Z",
+      created: "2024-03-02T09:00:00.000Z"
+    }]
   },
   {
     subtype: "FreeText",
@@ -249,4 +267,3 @@ export const ALL: ReadonlyArray<PdfAnnotation> = [
     fontColor: [1, 0, 0]
   }
 ]
-

@@ -18,49 +18,52 @@ import { ALL, bytesOf, fixture, hex, latin1 } from "./annotation-files-support.t
 
 describe("every annotation type, both formats, both ways", () => {
   it.effect("reads every type with every field from XFDF", () =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       expect(yield* parseXfdf(fixture("all-subtypes.xfdf"))).toStrictEqual(ALL)
-    })
-  )
+    }))
 
   it.effect("reads the same annotations from FDF (literal, octal, nested-parenthesis, hex and UTF-16 strings)", () =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       expect(yield* parseFdf(fixture("all-subtypes.fdf"))).toStrictEqual(ALL)
-    })
-  )
+    }))
 
   it.effect("XFDF → model → XFDF → model gives the same model", () =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       const first = yield* parseXfdf(fixture("all-subtypes.xfdf"))
       const second = yield* parseXfdf(writeXfdf(first, { fileName: "report.pdf" }))
       expect(second).toStrictEqual(first)
       // and once more from the bytes a client would download
       expect(yield* parseXfdf(bytesOf(writeXfdf(second)))).toStrictEqual(first)
-    })
-  )
+    }))
 
   it.effect("FDF → model → FDF → model gives the same model", () =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       const first = yield* parseFdf(fixture("all-subtypes.fdf"))
       const second = yield* parseFdf(writeFdf(first, { fileName: "report.pdf" }))
       expect(second).toStrictEqual(first)
-    })
-  )
+    }))
 
   it.effect("XFDF → FDF → XFDF gives the same model", () =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       const fromXfdf = yield* parseXfdf(fixture("all-subtypes.xfdf"))
       const viaFdf = yield* parseFdf(writeFdf(fromXfdf))
       const back = yield* parseXfdf(writeXfdf(viaFdf))
       expect(viaFdf).toStrictEqual(fromXfdf)
       expect(back).toStrictEqual(fromXfdf)
-    })
-  )
+    }))
 
   it.effect("FDF → XFDF → FDF keeps everything; colours only to the byte XFDF has room for", () =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       const odd: ReadonlyArray<PdfAnnotation> = [
-        { subtype: "Square", page: 4, name: "odd", rect: [0.125, 1, 2.5, 3], color: [0.123, 0.456, 0.789], interiorColor: [0.5, 0.25, 1 / 3], opacity: 0.37 }
+        {
+          subtype: "Square",
+          page: 4,
+          name: "odd",
+          rect: [0.125, 1, 2.5, 3],
+          color: [0.123, 0.456, 0.789],
+          interiorColor: [0.5, 0.25, 1 / 3],
+          opacity: 0.37
+        }
       ]
       const model = yield* parseFdf(writeFdf(odd))
       expect(model).toStrictEqual(odd)
@@ -70,25 +73,40 @@ describe("every annotation type, both formats, both ways", () => {
       expect(rest).toStrictEqual(expected)
       odd[0]!.color!.forEach((component, i) => expect(color?.[i]).toBeCloseTo(component, 2))
       odd[0]!.interiorColor!.forEach((component, i) => expect(interiorColor?.[i]).toBeCloseTo(component, 2))
-    })
-  )
+    }))
 
   it("writes XFDF as Acrobat imports it", () => {
     const xfdf = writeXfdf(ALL.slice(0, 1), { fileName: "report.pdf" })
-    expect(xfdf.startsWith(`<?xml version="1.0" encoding="UTF-8"?>\n<xfdf xmlns="http://ns.adobe.com/xfdf/" xml:space="preserve">`)).toBe(true)
-    expect(xfdf).toContain(`<highlight page="0" rect="72,700,300,714" color="#FFFF00" flags="print" name="hl-1" title="Ann Reviewer" subject="Highlight"`)
-    expect(xfdf).toContain(`date="D:20240301091530Z" creationdate="D:20240301090000Z" opacity="0.5" coords="72,714,300,714,72,700,300,700"><contents>Check this figure</contents></highlight>`)
+    expect(
+      xfdf.startsWith(
+        `<?xml version="1.0" encoding="UTF-8"?>\n<xfdf xmlns="http://ns.adobe.com/xfdf/" xml:space="preserve">`
+      )
+    ).toBe(true)
+    expect(xfdf).toContain(
+      `<highlight page="0" rect="72,700,300,714" color="#FFFF00" flags="print" name="hl-1" title="Ann Reviewer" subject="Highlight"`
+    )
+    expect(xfdf).toContain(
+      `date="D:20240301091530Z" creationdate="D:20240301090000Z" opacity="0.5" coords="72,714,300,714,72,700,300,700"><contents>Check this figure</contents></highlight>`
+    )
     // replies point at their parent by name; the review state is a hidden reply, as Acrobat records it
-    expect(xfdf).toMatch(/<text [^>]*flags="print,nozoom,norotate" name="hl-1-r1" title="Bob"[^>]*icon="Comment" inreplyto="hl-1"><contents>Agreed, will fix.<\/contents><\/text>/)
-    expect(xfdf).toMatch(/<text [^>]*flags="hidden,print,nozoom,norotate" name="hl-1-state"[^>]*inreplyto="hl-1" state="Completed" statemodel="Review"\/>/)
+    expect(xfdf).toMatch(
+      /<text [^>]*flags="print,nozoom,norotate" name="hl-1-r1" title="Bob"[^>]*icon="Comment" inreplyto="hl-1"><contents>Agreed, will fix.<\/contents><\/text>/
+    )
+    expect(xfdf).toMatch(
+      /<text [^>]*flags="hidden,print,nozoom,norotate" name="hl-1-state"[^>]*inreplyto="hl-1" state="Completed" statemodel="Review"\/>/
+    )
     expect(xfdf).toContain(`<f href="report.pdf"/>`)
   })
 
   it("writes FDF as PDF 32000-1 12.7.8 has it", () => {
     const fdf = latin1(writeFdf(ALL.slice(4, 6), { fileName: "report.pdf" }))
     expect(fdf.startsWith("%FDF-1.2\n")).toBe(true)
-    expect(fdf).toMatch(/1 0 obj\n<<\n\/FDF <<\n\/Annots \[ 2 0 R 3 0 R 4 0 R 5 0 R \]\n\/F \(report\.pdf\)\n>>\n>>\nendobj/)
-    expect(fdf).toMatch(/2 0 obj\n<<\n\/Type \/Annot\n\/Subtype \/Text\n\/Page 1\n\/Rect \[ 500 700 520 720 \]\n\/NM \(note-1\)/)
+    expect(fdf).toMatch(
+      /1 0 obj\n<<\n\/FDF <<\n\/Annots \[ 2 0 R 3 0 R 4 0 R 5 0 R \]\n\/F \(report\.pdf\)\n>>\n>>\nendobj/
+    )
+    expect(fdf).toMatch(
+      /2 0 obj\n<<\n\/Type \/Annot\n\/Subtype \/Text\n\/Page 1\n\/Rect \[ 500 700 520 720 \]\n\/NM \(note-1\)/
+    )
     expect(fdf).toContain("/Contents (Line one\\rLine two)")
     expect(fdf).toContain("/Name /Comment")
     // the reply and the state are Text annotations in reply to 2 0 R
@@ -104,7 +122,7 @@ describe("files written by Acrobat and other widely used tools", () => {
   const E52237 = hex(0xe5, 0x22, 0x37)
 
   it.effect("reads Acrobat DC's XFDF export", () =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       expect(yield* parseXfdf(fixture("acrobat-dc.xfdf"))).toStrictEqual([
         {
           subtype: "Square",
@@ -183,13 +201,19 @@ describe("files written by Acrobat and other widely used tools", () => {
             ]
           ]
         },
-        { subtype: "Stamp", page: 0, name: "annotation-8", rect: [54.987381, 671.039063, 216.486893, 718.539551], color: [1, 0, 0], iconName: "SBApproved" }
+        {
+          subtype: "Stamp",
+          page: 0,
+          name: "annotation-8",
+          rect: [54.987381, 671.039063, 216.486893, 718.539551],
+          color: [1, 0, 0],
+          iconName: "SBApproved"
+        }
       ])
-    })
-  )
+    }))
 
   it.effect("reads Apryse WebViewer's XFDF export (vendor elements skipped, state reply folded in)", () =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       expect(yield* parseXfdf(fixture("apryse-webviewer.xfdf"))).toStrictEqual([
         {
           subtype: "Redact",
@@ -205,8 +229,22 @@ describe("files written by Acrobat and other widely used tools", () => {
           flags: 4,
           lineWidth: 1.5,
           quadPoints: [
-            74.8, 698.7940000000001, 516.43, 698.7940000000001, 74.8, 674.7460000000001, 516.43, 674.7460000000001, 56.8, 678.094, 289.54, 678.094,
-            56.8, 654.046, 289.54, 654.046
+            74.8,
+            698.7940000000001,
+            516.43,
+            698.7940000000001,
+            74.8,
+            674.7460000000001,
+            516.43,
+            674.7460000000001,
+            56.8,
+            678.094,
+            289.54,
+            678.094,
+            56.8,
+            654.046,
+            289.54,
+            654.046
           ],
           contents: "Lorem ipsum dolor sit amet, consectetur adipiscing\n        elit. Nunc ac faucibus odio.",
           fontSize: 17.25,
@@ -227,7 +265,13 @@ describe("files written by Acrobat and other widely used tools", () => {
           contents: "Please check the totals",
           state: "Accepted",
           replies: [
-            { name: "f2ca2ebd-adf3-1080-44a7-9cc17f62f5b6", author: "Dami Animashaun", contents: "rep 1", modified: "2022-03-04T17:48:00.000Z", created: "2022-03-04T17:48:00.000Z" }
+            {
+              name: "f2ca2ebd-adf3-1080-44a7-9cc17f62f5b6",
+              author: "Dami Animashaun",
+              contents: "rep 1",
+              modified: "2022-03-04T17:48:00.000Z",
+              created: "2022-03-04T17:48:00.000Z"
+            }
           ]
         },
         {
@@ -256,11 +300,10 @@ describe("files written by Acrobat and other widely used tools", () => {
           ]
         }
       ])
-    })
-  )
+    }))
 
   it.effect("reads Acrobat's FDF export (popups skipped, reply and review state threaded)", () =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       expect(yield* parseFdf(fixture("acrobat-comments.fdf"))).toStrictEqual([
         {
           subtype: "Highlight",
@@ -289,7 +332,13 @@ describe("files written by Acrobat and other widely used tools", () => {
           iconName: "Comment",
           state: "Completed",
           replies: [
-            { name: "8b2f1e5a-1d3c-4a2b-9e8f-7c6d5e4f3a2b", author: "Ana", contents: "Fixed in v2 ✓", modified: "2024-01-16T07:15:00.000Z", created: "2024-01-16T07:15:00.000Z" }
+            {
+              name: "8b2f1e5a-1d3c-4a2b-9e8f-7c6d5e4f3a2b",
+              author: "Ana",
+              contents: "Fixed in v2 ✓",
+              modified: "2024-01-16T07:15:00.000Z",
+              created: "2024-01-16T07:15:00.000Z"
+            }
           ]
         },
         {
@@ -308,11 +357,10 @@ describe("files written by Acrobat and other widely used tools", () => {
           fontColor: [0, 0, 1]
         }
       ])
-    })
-  )
+    }))
 
   it.effect("takes the text of rich text when a file has no plain contents (FDF /RC)", () =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       const fdf = `%FDF-1.2
 1 0 obj <</FDF <</Annots [2 0 R]>> >> endobj
 2 0 obj <</Type/Annot/Subtype/Text/Page 0/Rect [10 10 30 30]/NM (rc)/RC (<?xml version="1.0"?><body xmlns="http://www.w3.org/1999/xhtml"><p dir="ltr">First <b>bold</b> line</p><p>Second<br/>third</p></body>)>> endobj
@@ -320,6 +368,5 @@ trailer <</Root 1 0 R>>
 %%EOF`
       const [note] = yield* parseFdf(bytesOf(fdf))
       expect(note?.contents).toBe("First bold line\nSecond\nthird")
-    })
-  )
+    }))
 })

@@ -6,18 +6,22 @@
  */
 import { expect, layer } from "@effect/vitest"
 import { Effect } from "effect"
+import { zipSync } from "fflate"
 import { execFileSync } from "node:child_process"
-import * as http from "node:http"
 import { mkdtempSync, writeFileSync } from "node:fs"
+import * as http from "node:http"
 import { tmpdir } from "node:os"
 import * as path from "node:path"
-import { zipSync } from "fflate"
 import { PDFDocument } from "pdf-lib"
-import { BrokerUrl, brokerTestLayer } from "../../../src/layers/Test.ts"
+import { brokerTestLayer, BrokerUrl } from "../../../src/layers/Test.ts"
 import { defaultBackend } from "../../support/backends.ts"
 import { call, corpusFile, uploadOk } from "../../support/http.ts"
 
-const json = (method: string, body: unknown) => ({ method, headers: { "content-type": "application/json" }, body: JSON.stringify(body) })
+const json = (method: string, body: unknown) => ({
+  method,
+  headers: { "content-type": "application/json" },
+  body: JSON.stringify(body)
+})
 
 /** Every field a client can give, on one annotation of each kind that needs its own geometry. */
 const highlight = {
@@ -41,7 +45,10 @@ const note = {
   contents: "Is this right?",
   status: "Accepted",
   stampName: "Comment",
-  replies: [{ id: "r1", creator: "Alice", date: "2026-11-20T10:00:00.000Z", contents: "Yes" }, { creator: "Bob", contents: "Thanks" }]
+  replies: [{ id: "r1", creator: "Alice", date: "2026-11-20T10:00:00.000Z", contents: "Yes" }, {
+    creator: "Bob",
+    contents: "Thanks"
+  }]
 }
 const ink = {
   type: "Ink",
@@ -51,7 +58,13 @@ const ink = {
   color: { r: 0, g: 0, b: 255 },
   lineWidth: 2
 }
-const line = { type: "Line", page: 0, position: { x: 50, y: 500, w: 100, h: 0 }, points: [{ x: 50, y: 500 }, { x: 150, y: 500 }], interiorColor: { r: 255, g: 0, b: 0 } }
+const line = {
+  type: "Line",
+  page: 0,
+  position: { x: 50, y: 500, w: 100, h: 0 },
+  points: [{ x: 50, y: 500 }, { x: 150, y: 500 }],
+  interiorColor: { r: 255, g: 0, b: 0 }
+}
 
 const policyDir = mkdtempSync(path.join(tmpdir(), "docstack-policy-"))
 const policyFile = path.join(policyDir, "policy.json")
@@ -60,7 +73,14 @@ writeFileSync(policyFile, JSON.stringify({ canCreateAnnotations: false, defaultR
 /** Small enough to be passed in a test, larger than the XFDF files the tests convert. */
 const MAX_FILE_BYTES = 262_144
 
-layer(brokerTestLayer({ ...defaultBackend.config, ANNOTATION_POLICY_FILE: policyFile, ANNOTATION_FILE_MAX_BYTES: String(MAX_FILE_BYTES) }), { timeout: 180_000 })("annotations", (it) => {
+layer(
+  brokerTestLayer({
+    ...defaultBackend.config,
+    ANNOTATION_POLICY_FILE: policyFile,
+    ANNOTATION_FILE_MAX_BYTES: String(MAX_FILE_BYTES)
+  }),
+  { timeout: 180_000 }
+)("annotations", (it) => {
   it.effect("PUT creates (ids given), GET lists every field back, POST replaces, DELETE removes; errors change nothing", () =>
     Effect.gen(function*() {
       const base = yield* BrokerUrl
@@ -87,16 +107,32 @@ layer(brokerTestLayer({ ...defaultBackend.config, ANNOTATION_POLICY_FILE: policy
       }
 
       // POST: replaced by id; the creation date stays.
-      const changed = { ...highlight, id: h.id, color: { r: 0, g: 255, b: 0 }, contents: "Checked", date: "2026-11-24T12:00:00.000Z" }
+      const changed = {
+        ...highlight,
+        id: h.id,
+        color: { r: 0, g: 255, b: 0 },
+        contents: "Checked",
+        date: "2026-11-24T12:00:00.000Z"
+      }
       expect((yield* call(url, json("POST", { annotations: [changed] }))).status).toBe(200)
       const afterUpdate = ((yield* call(url)).json.annotations as Array<any>).find((a) => a.id.id === h.id.id)
-      expect(afterUpdate).toMatchObject({ color: { r: 0, g: 255, b: 0 }, contents: "Checked", date: "2026-11-24T12:00:00.000Z", creationDate: h.creationDate })
+      expect(afterUpdate).toMatchObject({
+        color: { r: 0, g: 255, b: 0 },
+        contents: "Checked",
+        date: "2026-11-24T12:00:00.000Z",
+        creationDate: h.creationDate
+      })
 
       // An unknown id: 404, and the known one in the same body is not changed either.
-      const unknown = yield* call(url, json("POST", { annotations: [{ ...changed, contents: "Lost" }, { ...ink, id: { id: "nope" } }] }))
+      const unknown = yield* call(
+        url,
+        json("POST", { annotations: [{ ...changed, contents: "Lost" }, { ...ink, id: { id: "nope" } }] })
+      )
       expect(unknown.status).toBe(404)
       expect(unknown.json).toMatchObject({ _tag: "AnnotationNotFound" })
-      expect(((yield* call(url)).json.annotations as Array<any>).find((a) => a.id.id === h.id.id).contents).toBe("Checked")
+      expect(((yield* call(url)).json.annotations as Array<any>).find((a) => a.id.id === h.id.id).contents).toBe(
+        "Checked"
+      )
 
       // Invalid data: 400 naming the problem, nothing stored.
       const badPage = yield* call(url, json("PUT", { annotations: [{ ...ink, page: 14 }] }))
@@ -105,31 +141,60 @@ layer(brokerTestLayer({ ...defaultBackend.config, ANNOTATION_POLICY_FILE: policy
       const badLine = yield* call(url, json("PUT", { annotations: [{ ...line, points: [{ x: 1, y: 1 }] }] }))
       expect(badLine.status).toBe(400)
       expect(badLine.json.message).toContain("two ends")
-      expect((yield* call(url, json("PUT", { annotations: [{ ...ink, color: { r: 300, g: 0, b: 0 } }] }))).status).toBe(400)
+      expect((yield* call(url, json("PUT", { annotations: [{ ...ink, color: { r: 300, g: 0, b: 0 } }] }))).status).toBe(
+        400
+      )
       const sticker = yield* call(url, json("PUT", { annotations: [{ ...ink, type: "Sticker" }] }))
       expect(sticker.status).toBe(400)
       // One sentence naming the types, not one issue per type.
-      expect(sticker.json.message).toMatch(/^The request does not match the API: annotations\.0\.type: Expected one of "Highlight", .*"RedactText", actual "Sticker"$/)
+      expect(sticker.json.message).toMatch(
+        /^The request does not match the API: annotations\.0\.type: Expected one of "Highlight", .*"RedactText", actual "Sticker"$/
+      )
       // Every problem of a body is named, not only the first.
-      const twoBad = yield* call(url, json("PUT", { annotations: [{ ...ink, color: { r: 256, g: 0, b: 0 }, opacity: 2 }, { ...ink, page: 40, inkList: [] }] }))
+      const twoBad = yield* call(
+        url,
+        json("PUT", {
+          annotations: [{ ...ink, color: { r: 256, g: 0, b: 0 }, opacity: 2 }, { ...ink, page: 40, inkList: [] }]
+        })
+      )
       expect(twoBad.status).toBe(400)
       expect(twoBad.json.message).toContain("color.r")
       expect(twoBad.json.message).toContain("opacity")
       const pageAndStrokes = yield* call(url, json("PUT", { annotations: [{ ...ink, page: 40, inkList: [] }] }))
       expect(pageAndStrokes.json.message).toMatch(/page 40 does not exist.*needs inkList/)
-      const badReason = yield* call(url, json("PUT", { annotations: [{ type: "Redact", page: 0, position: ink.position, redactReason: "XYZ" }] }))
+      const badReason = yield* call(
+        url,
+        json("PUT", { annotations: [{ type: "Redact", page: 0, position: ink.position, redactReason: "XYZ" }] })
+      )
       expect(badReason.status).toBe(400)
       expect(badReason.json.message).toContain("redactReason 'XYZ' is not one of the policy's (PERSONAL_DATA")
       expect((yield* call(url)).json.annotations).toHaveLength(4)
 
       // DELETE by id: the id is all it needs; a full annotation is taken too.
       expect((yield* call(url, json("DELETE", { annotations: [{ id: k.id }] }))).status).toBe(200)
-      expect(((yield* call(url)).json.annotations as Array<any>).map((a) => a.type)).toEqual(["Highlight", "Text", "Line"])
-      expect((yield* call(url, json("DELETE", { annotations: [{ id: k.id, type: "Ink", page: 0, position: ink.position }] }))).status).toBe(404)
+      expect(((yield* call(url)).json.annotations as Array<any>).map((a) => a.type)).toEqual([
+        "Highlight",
+        "Text",
+        "Line"
+      ])
+      expect(
+        (yield* call(
+          url,
+          json("DELETE", { annotations: [{ id: k.id, type: "Ink", page: 0, position: ink.position }] })
+        )).status
+      ).toBe(404)
 
       // Unknown document, missing documentId.
-      for (const [method, body] of [["GET", undefined], ["PUT", { annotations: [ink] }], ["POST", { annotations: [] }], ["DELETE", { annotations: [] }]] as const) {
-        const reply = yield* call(`${base}/annotation?documentId=b64_missing`, body === undefined ? { method } : json(method, body))
+      for (
+        const [method, body] of [["GET", undefined], ["PUT", { annotations: [ink] }], ["POST", { annotations: [] }], [
+          "DELETE",
+          { annotations: [] }
+        ]] as const
+      ) {
+        const reply = yield* call(
+          `${base}/annotation?documentId=b64_missing`,
+          body === undefined ? { method } : json(method, body)
+        )
         expect(reply.status).toBe(404)
         expect(reply.json._tag).toBe("DocumentNotFound")
       }
@@ -177,7 +242,8 @@ layer(brokerTestLayer({ ...defaultBackend.config, ANNOTATION_POLICY_FILE: policy
       // The deleted one is gone from downloads too, and the edit shows in place of the original.
       expect(yield* inDownload("embed")).toEqual(rest.map((a) => [a.type, a.contents ?? null]))
       const flattened = (yield* call(`${base}/documents/${id}/file?format=pdf&annotations=flatten`)).bytes
-      expect((yield* call(`${base}/annotation?documentId=${yield* uploadOk(base, flattened)}`)).json.annotations).toEqual([])
+      expect((yield* call(`${base}/annotation?documentId=${yield* uploadOk(base, flattened)}`)).json.annotations)
+        .toEqual([])
       // The file itself is unchanged.
       const original = yield* call(`${base}/documents/${id}/file`)
       expect(Buffer.compare(original.bytes, corpusFile("pdf/annotation-highlight.pdf"))).toBe(0)
@@ -190,9 +256,13 @@ layer(brokerTestLayer({ ...defaultBackend.config, ANNOTATION_POLICY_FILE: policy
       const policy = (yield* call(`${base}/annotation/policy?documentId=${id}`)).json
       expect(policy.canCreateAnnotations).toBe(false)
       expect(policy.defaultRedactReasons).toEqual(["SECURITY"])
-      expect(policy.availableRedactReasons.map((r: { symbolicName: string }) => r.symbolicName)).toContain("PERSONAL_DATA")
+      expect(policy.availableRedactReasons.map((r: { symbolicName: string }) => r.symbolicName)).toContain(
+        "PERSONAL_DATA"
+      )
       expect(policy.annotationTemplateCatalog.annotationTemplates.length).toBeGreaterThan(0)
-      expect(policy.annotationCreationRuleCatalog.annotationCreationRules[0].searchOptions.searchAction).toBe("ALL_PAGES")
+      expect(policy.annotationCreationRuleCatalog.annotationCreationRules[0].searchOptions.searchAction).toBe(
+        "ALL_PAGES"
+      )
       expect((yield* call(`${base}/annotation/policy?documentId=b64_missing`)).status).toBe(404)
     }))
 
@@ -212,8 +282,17 @@ layer(brokerTestLayer({ ...defaultBackend.config, ANNOTATION_POLICY_FILE: policy
       expect(xfdf.text).toContain("Check this")
       expect(xfdf.text).toContain("<ink")
 
-      const convert = (source: string, target: string, body: Uint8Array, headers: Record<string, string> = { accept: "*/*", "content-type": "application/octet-stream" }) =>
-        call(`${base}/annotations/conversion?sourceType=${source}&targetType=${target}&documentId=${id}`, { method: "POST", headers, body: body as Uint8Array<ArrayBuffer> })
+      const convert = (
+        source: string,
+        target: string,
+        body: Uint8Array,
+        headers: Record<string, string> = { accept: "*/*", "content-type": "application/octet-stream" }
+      ) =>
+        call(`${base}/annotations/conversion?sourceType=${source}&targetType=${target}&documentId=${id}`, {
+          method: "POST",
+          headers,
+          body: body as Uint8Array<ArrayBuffer>
+        })
       const fdf = yield* convert("XFDF", "FDF", xfdf.bytes)
       expect(fdf.status).toBe(200)
       expect(fdf.contentType).toContain("application/vnd.fdf")
@@ -228,32 +307,43 @@ layer(brokerTestLayer({ ...defaultBackend.config, ANNOTATION_POLICY_FILE: policy
       // No Accept header (fetch always sends one, so node:http): 400.
       const withoutAccept = yield* Effect.promise(() =>
         new Promise<number>((resolve, reject) => {
-          const request = http.request(`${base}/annotations/conversion?sourceType=XFDF&targetType=FDF&documentId=${id}`, {
-            method: "POST",
-            headers: { "content-type": "application/octet-stream" }
-          }, (response) => {
-            response.resume()
-            resolve(response.statusCode ?? 0)
-          })
+          const request = http.request(
+            `${base}/annotations/conversion?sourceType=XFDF&targetType=FDF&documentId=${id}`,
+            {
+              method: "POST",
+              headers: { "content-type": "application/octet-stream" }
+            },
+            (response) => {
+              response.resume()
+              resolve(response.statusCode ?? 0)
+            }
+          )
           request.on("error", reject)
           request.end(xfdf.bytes)
         })
       )
       expect(withoutAccept).toBe(400)
-      for (const type of ["text/xml", "application/xml"]) expect((yield* convert("XFDF", "FDF", xfdf.bytes, { accept: "*/*", "content-type": type })).status).toBe(400)
+      for (const type of ["text/xml", "application/xml"]) {
+        expect((yield* convert("XFDF", "FDF", xfdf.bytes, { accept: "*/*", "content-type": type })).status).toBe(400)
+      }
       // Past ANNOTATION_FILE_MAX_BYTES: refused, however well-formed the file would be.
       const tooLarge = yield* convert("XFDF", "FDF", new Uint8Array(MAX_FILE_BYTES + 1).fill(0x20))
       expect(tooLarge.status).toBe(400)
       expect(tooLarge.json.message).toContain("ANNOTATION_FILE_MAX_BYTES")
-      const hostile = new TextEncoder().encode(`<?xml version="1.0"?><!DOCTYPE x [<!ENTITY e SYSTEM "file:///etc/passwd">]><xfdf xmlns="http://ns.adobe.com/xfdf/"><annots><text page="0" rect="0,0,1,1"><contents>&e;</contents></text></annots></xfdf>`)
+      const hostile = new TextEncoder().encode(
+        `<?xml version="1.0"?><!DOCTYPE x [<!ENTITY e SYSTEM "file:///etc/passwd">]><xfdf xmlns="http://ns.adobe.com/xfdf/"><annots><text page="0" rect="0,0,1,1"><contents>&e;</contents></text></annots></xfdf>`
+      )
       const refused = yield* convert("XFDF", "FDF", hostile)
       expect(refused.status).toBe(400)
       expect(refused.text).not.toContain("root:")
-      const missing = yield* call(`${base}/annotations/conversion?sourceType=XFDF&targetType=FDF&documentId=b64_missing`, {
-        method: "POST",
-        headers: { accept: "*/*", "content-type": "application/octet-stream" },
-        body: xfdf.bytes as Uint8Array<ArrayBuffer>
-      })
+      const missing = yield* call(
+        `${base}/annotations/conversion?sourceType=XFDF&targetType=FDF&documentId=b64_missing`,
+        {
+          method: "POST",
+          headers: { accept: "*/*", "content-type": "application/octet-stream" },
+          body: xfdf.bytes as Uint8Array<ArrayBuffer>
+        }
+      )
       expect(missing.status).toBe(404)
     }))
 
@@ -261,13 +351,27 @@ layer(brokerTestLayer({ ...defaultBackend.config, ANNOTATION_POLICY_FILE: policy
     Effect.gen(function*() {
       const base = yield* BrokerUrl
       const id = yield* uploadOk(base, corpusFile("pdf/tracemonkey.pdf"))
-      const stamp = { type: "Stamp", page: 0, position: { x: 400, y: 40, w: 150, h: 40 }, stampName: "Approved", contents: "APPROVED", color: { r: 0, g: 128, b: 0 } }
+      const stamp = {
+        type: "Stamp",
+        page: 0,
+        position: { x: 400, y: 40, w: 150, h: 40 },
+        stampName: "Approved",
+        contents: "APPROVED",
+        color: { r: 0, g: 128, b: 0 }
+      }
       // The title's first word on page 0 of the paper, "Trace-based".
-      const text = (yield* call(`${base}/documents/${id}/pages/0/text/position`)).json.positionTextList as Array<{ text: string; individualWidths: Array<number>; position: { x: number; y: number; w: number; h: number } }>
+      const text = (yield* call(`${base}/documents/${id}/pages/0/text/position`)).json.positionTextList as Array<
+        { text: string; individualWidths: Array<number>; position: { x: number; y: number; w: number; h: number } }
+      >
       const run = text.find((t) => t.text.includes("Trace-based"))!
       const start = run.text.indexOf("Trace-based")
       const sum = (from: number, to: number) => run.individualWidths.slice(from, to).reduce((a, b) => a + b, 0)
-      const word = { x: run.position.x + sum(0, start), y: run.position.y, w: sum(start, start + "Trace-based".length), h: run.position.h }
+      const word = {
+        x: run.position.x + sum(0, start),
+        y: run.position.y,
+        w: sum(start, start + "Trace-based".length),
+        h: run.position.h
+      }
       const redaction = { type: "Redact", page: 0, position: word }
       yield* call(`${base}/annotation?documentId=${id}`, json("PUT", { annotations: [stamp, redaction] }))
 
@@ -286,12 +390,16 @@ layer(brokerTestLayer({ ...defaultBackend.config, ANNOTATION_POLICY_FILE: policy
         expect(page0).not.toContain("Trace-based")
         expect(page0).toContain("Just-in-Time")
       }
-      const printed = execFileSync("pdftotext", ["-f", "1", "-l", "1", path.join(dir, "printable.pdf"), "-"], { encoding: "utf8" })
+      const printed = execFileSync("pdftotext", ["-f", "1", "-l", "1", path.join(dir, "printable.pdf"), "-"], {
+        encoding: "utf8"
+      })
       expect(printed).toContain("APPROVED")
       const printablePdf = yield* Effect.promise(() => PDFDocument.load(printable.bytes))
       expect(printablePdf.getPage(0).node.Annots()?.size() ?? 0).toBe(0)
 
-      expect((yield* call(`${base}/documents/${id}/printable?annotations=none`)).bytes.byteLength).toBe(corpusFile("pdf/tracemonkey.pdf").byteLength)
+      expect((yield* call(`${base}/documents/${id}/printable?annotations=none`)).bytes.byteLength).toBe(
+        corpusFile("pdf/tracemonkey.pdf").byteLength
+      )
       expect((yield* call(`${base}/documents/${id}/file?format=compressed&annotations=embed`)).status).toBe(400)
     }))
 })

@@ -17,7 +17,7 @@ describe("threads", () => {
   const xfdf = (annots: string) => `<xfdf xmlns="http://ns.adobe.com/xfdf/"><annots>${annots}</annots></xfdf>`
 
   it.effect("keeps a reply whose parent is missing, and a group member, as annotations of their own", () =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       const annotations = yield* parseXfdf(
         xfdf(`<square page="0" rect="0,0,10,10" name="a"/>
           <text page="0" rect="1,1,2,2" name="orphan" inreplyto="nowhere"><contents>lost parent</contents></text>
@@ -29,31 +29,35 @@ describe("threads", () => {
       expect(annotations.map((annotation) => annotation.name)).toStrictEqual(["a", "orphan", "member"])
       expect(annotations[0]?.replies).toStrictEqual([{ name: "annotation-4", contents: "unnamed reply" }])
       expect(annotations[1]?.contents).toBe("lost parent")
-    })
-  )
+    }))
 
   it.effect("threads a long chain of replies to replies in linear time", () =>
-    Effect.gen(function* () {
-      const chain = Array.from({ length: 50_000 }, (_, i) => `<text name="r${i + 1}" inreplyto="${i === 0 ? "a" : `r${i}`}"><contents>${i + 1}</contents></text>`).join("")
+    Effect.gen(function*() {
+      const chain = Array.from({ length: 50_000 }, (_, i) =>
+        `<text name="r${i + 1}" inreplyto="${i === 0 ? "a" : `r${i}`}"><contents>${i + 1}</contents></text>`).join("")
       const started = performance.now()
       const [parent] = yield* parseXfdf(xfdf(`<square page="0" rect="0,0,10,10" name="a"/>${chain}`))
       expect(performance.now() - started).toBeLessThan(2_000)
       expect(parent?.replies).toHaveLength(50_000)
       expect(parent?.replies?.at(-1)).toStrictEqual({ name: "r50000", contents: "50000" })
-    })
-  )
+    }))
 
   it.effect("refuses replies that answer each other in a circle, and annotations without page or rectangle", () =>
-    Effect.gen(function* () {
-      yield* refusal(parseXfdf(xfdf(`<text page="0" rect="0,0,1,1" name="x" inreplyto="y"/><text page="0" rect="0,0,1,1" name="y" inreplyto="x"/>`)))
+    Effect.gen(function*() {
+      yield* refusal(
+        parseXfdf(
+          xfdf(
+            `<text page="0" rect="0,0,1,1" name="x" inreplyto="y"/><text page="0" rect="0,0,1,1" name="y" inreplyto="x"/>`
+          )
+        )
+      )
       const noPage = yield* refusal(parseXfdf(xfdf(`<square rect="0,0,10,10" name="a"/>`)))
       expect(noPage.message).toContain("no page")
       const noRect = yield* refusal(parseXfdf(xfdf(`<square page="0" name="a"/>`)))
       expect(noRect.message).toContain("no rectangle")
       yield* refusal(parseXfdf(xfdf(`<square page="-1" rect="0,0,10,10"/>`)))
       yield* refusal(parseXfdf(xfdf(`<highlight page="0" rect="0,0,10,10" coords="1,2,3"/>`)))
-    })
-  )
+    }))
 })
 
 describe("hostile and broken files", () => {
@@ -66,7 +70,7 @@ describe("hostile and broken files", () => {
   }
 
   it.effect("refuses a DOCTYPE with an external entity, and the entity's file never shows", () =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       const xxe = `<?xml version="1.0"?>
 <!DOCTYPE x [<!ENTITY e SYSTEM "file:///etc/passwd">]>
 <xfdf xmlns="http://ns.adobe.com/xfdf/"><annots><text page="0" rect="0,0,10,10" name="n" title="&e;"><contents>&e;</contents></text></annots></xfdf>`
@@ -77,13 +81,16 @@ describe("hostile and broken files", () => {
       }
       // an entity that was never declared is not expanded either
       leaksNothing(
-        yield* refusal(parseXfdf(`<xfdf xmlns="http://ns.adobe.com/xfdf/"><annots><text page="0" rect="0,0,1,1"><contents>&e;</contents></text></annots></xfdf>`))
+        yield* refusal(
+          parseXfdf(
+            `<xfdf xmlns="http://ns.adobe.com/xfdf/"><annots><text page="0" rect="0,0,1,1"><contents>&e;</contents></text></annots></xfdf>`
+          )
+        )
       )
-    })
-  )
+    }))
 
   it.effect("fetches nothing: external DTDs and parameter entities are refused unread", () =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       const requests: Array<string> = []
       const server = createServer((request, response) => {
         requests.push(request.url ?? "")
@@ -103,11 +110,10 @@ describe("hostile and broken files", () => {
       yield* Effect.promise(() => new Promise((resolve) => setTimeout(resolve, 50)))
       yield* Effect.promise(() => new Promise((resolve) => server.close(resolve)))
       expect(requests).toStrictEqual([])
-    })
-  )
+    }))
 
   it.effect("refuses a billion laughs at once", () =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       const levels = Array.from({ length: 9 }, (_, i) => `<!ENTITY lol${i + 1} "${`&lol${i};`.repeat(10)}">`).join("\n")
       const bomb = `<?xml version="1.0"?>
 <!DOCTYPE lolz [
@@ -119,15 +125,18 @@ ${levels}
       yield* refusal(parseXfdf(bomb))
       expect(performance.now() - started).toBeLessThan(250)
       // the quadratic variant: one large entity used many times
-      const quadratic = `<!DOCTYPE x [<!ENTITY a "${"a".repeat(50_000)}">]><xfdf><annots><text page="0" rect="0,0,1,1"><contents>${"&a;".repeat(50_000)}</contents></text></annots></xfdf>`
+      const quadratic = `<!DOCTYPE x [<!ENTITY a "${
+        "a".repeat(50_000)
+      }">]><xfdf><annots><text page="0" rect="0,0,1,1"><contents>${
+        "&a;".repeat(50_000)
+      }</contents></text></annots></xfdf>`
       const again = performance.now()
       yield* refusal(parseXfdf(quadratic))
       expect(performance.now() - again).toBeLessThan(250)
-    })
-  )
+    }))
 
   it.effect("refuses what is not XML, or not XFDF", () =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       let seed = 42
       const junk = Uint8Array.from({ length: 4096 }, () => (seed = (seed * 1103515245 + 12345) % 2 ** 31) % 256)
       const inputs: Array<string | Uint8Array> = [
@@ -152,11 +161,10 @@ ${levels}
         text(fixture("all-subtypes.xfdf")).slice(0, 2000)
       ]
       for (const input of inputs) yield* refusal(parseXfdf(input))
-    })
-  )
+    }))
 
   it.effect("refuses what is not FDF", () =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       const all = fixture("all-subtypes.fdf")
       const inputs: Array<Uint8Array> = [
         new Uint8Array(),
@@ -171,29 +179,34 @@ ${levels}
         Uint8Array.from({ length: 2048 }, (_, i) => (i * 7919) % 256)
       ]
       for (const input of inputs) yield* refusal(parseFdf(input))
-    })
-  )
+    }))
 
   it.effect("refuses nesting deep enough to exhaust a recursive reader", () =>
-    Effect.gen(function* () {
-      const deepXml = `<xfdf><annots><text page="0" rect="0,0,1,1"><contents-richtext>${"<span>".repeat(100_000)}x${"</span>".repeat(100_000)}</contents-richtext></text></annots></xfdf>`
+    Effect.gen(function*() {
+      const deepXml = `<xfdf><annots><text page="0" rect="0,0,1,1"><contents-richtext>${"<span>".repeat(100_000)}x${
+        "</span>".repeat(100_000)
+      }</contents-richtext></text></annots></xfdf>`
       expect((yield* refusal(parseXfdf(deepXml))).message).toContain("deep")
-      const deepFdf = `%FDF-1.2\n1 0 obj <</FDF <</Annots [2 0 R]>> >> endobj\n2 0 obj <</Type/Annot/Subtype/Square/Page 0/Rect [0 0 1 1]/X ${"[".repeat(200_000)}${"]".repeat(200_000)}>> endobj\ntrailer <</Root 1 0 R>>\n%%EOF\n`
+      const deepFdf =
+        `%FDF-1.2\n1 0 obj <</FDF <</Annots [2 0 R]>> >> endobj\n2 0 obj <</Type/Annot/Subtype/Square/Page 0/Rect [0 0 1 1]/X ${
+          "[".repeat(200_000)
+        }${"]".repeat(200_000)}>> endobj\ntrailer <</Root 1 0 R>>\n%%EOF\n`
       yield* refusal(parseFdf(bytesOf(deepFdf)))
-    })
-  )
+    }))
 
   it.effect("refuses more than 100,000 annotations", () =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       const squares = (n: number) =>
-        `<xfdf xmlns="http://ns.adobe.com/xfdf/"><annots>${`<square page="0" rect="0,0,1,1"/>`.repeat(n)}</annots></xfdf>`
+        `<xfdf xmlns="http://ns.adobe.com/xfdf/"><annots>${
+          `<square page="0" rect="0,0,1,1"/>`.repeat(n)
+        }</annots></xfdf>`
       expect(yield* parseXfdf(squares(100_000))).toHaveLength(100_000)
       expect((yield* refusal(parseXfdf(squares(100_001)))).message).toContain("100000")
-      const fdf = `%FDF-1.2\n1 0 obj <</FDF <</Annots [${"2 0 R ".repeat(100_001)}]>> >> endobj\n2 0 obj <</Type/Annot/Subtype/Square/Page 0/Rect [0 0 1 1]>> endobj\ntrailer <</Root 1 0 R>>\n%%EOF\n`
+      const fdf = `%FDF-1.2\n1 0 obj <</FDF <</Annots [${
+        "2 0 R ".repeat(100_001)
+      }]>> >> endobj\n2 0 obj <</Type/Annot/Subtype/Square/Page 0/Rect [0 0 1 1]>> endobj\ntrailer <</Root 1 0 R>>\n%%EOF\n`
       expect((yield* refusal(parseFdf(bytesOf(fdf)))).message).toContain("100000")
-    }),
-    30_000
-  )
+    }), 30_000)
 })
 
 describe("text beyond ASCII", () => {
@@ -208,24 +221,35 @@ describe("text beyond ASCII", () => {
       contents: "Café — naïve façade\n日本語の注釈\nemoji 😀👍🏽🇫🇷 and (parentheses) \\ backslash",
       fontSize: 11,
       fontColor: [0.2, 0.2, 0.2],
-      replies: [{ name: "réponse-1", author: "José Núñez", contents: "D’accord 👌 — 了解しました", created: "2024-05-06T07:08:09.000Z" }]
+      replies: [{
+        name: "réponse-1",
+        author: "José Núñez",
+        contents: "D’accord 👌 — 了解しました",
+        created: "2024-05-06T07:08:09.000Z"
+      }]
     },
     { subtype: "Stamp", page: 1, name: "stamp-ü", rect: [0, 0, 100, 50], iconName: "Geprüft ✓", contents: "Geprüft" },
-    { subtype: "Redact", page: 1, name: "r", rect: [0, 100, 100, 120], quadPoints: [0, 120, 100, 120, 0, 100, 100, 100], overlayText: "CONFIDENTIEL — 機密 🔒" }
+    {
+      subtype: "Redact",
+      page: 1,
+      name: "r",
+      rect: [0, 100, 100, 120],
+      quadPoints: [0, 120, 100, 120, 0, 100, 100, 100],
+      overlayText: "CONFIDENTIEL — 機密 🔒"
+    }
   ]
 
   it.effect("é, 日本語 and emoji survive XFDF, as text and as UTF-8 bytes", () =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       const xfdf = writeXfdf(INTERNATIONAL, { fileName: "rapport-été.pdf" })
       expect(xfdf).toContain("日本語の注釈")
       expect(xfdf).toContain(`<f href="rapport-été.pdf"/>`)
       expect(yield* parseXfdf(xfdf)).toStrictEqual(INTERNATIONAL)
       expect(yield* parseXfdf(bytesOf(xfdf))).toStrictEqual(INTERNATIONAL)
-    })
-  )
+    }))
 
   it.effect("é, 日本語 and emoji survive FDF, written as UTF-16BE with a BOM", () =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       const fdf = writeFdf(INTERNATIONAL, { fileName: "rapport-été.pdf" })
       const source = latin1(fdf)
       expect(source).toContain("/T <FEFF005A006F00EB")
@@ -233,16 +257,18 @@ describe("text beyond ASCII", () => {
       expect([...fdf.subarray(16)].every((byte) => byte < 0x80)).toBe(true)
       expect(yield* parseFdf(fdf)).toStrictEqual(INTERNATIONAL)
       expect(yield* parseXfdf(writeXfdf(yield* parseFdf(fdf)))).toStrictEqual(INTERNATIONAL)
-    })
-  )
+    }))
 
   it.effect("reads XFDF in UTF-16 with a BOM and in the encoding its declaration names", () =>
-    Effect.gen(function* () {
-      const xfdf = `<?xml version="1.0" encoding="UTF-16"?><xfdf xmlns="http://ns.adobe.com/xfdf/"><annots><text page="0" rect="0,0,1,1" name="n" title="Zoë 日本"/></annots></xfdf>`
+    Effect.gen(function*() {
+      const xfdf =
+        `<?xml version="1.0" encoding="UTF-16"?><xfdf xmlns="http://ns.adobe.com/xfdf/"><annots><text page="0" rect="0,0,1,1" name="n" title="Zoë 日本"/></annots></xfdf>`
       const utf16 = Uint8Array.from([0xff, 0xfe, ...Buffer.from(xfdf, "utf16le")])
       expect((yield* parseXfdf(utf16))[0]?.author).toBe("Zoë 日本")
-      const latin = Buffer.from(`<?xml version="1.0" encoding="ISO-8859-1"?><xfdf><annots><text page="0" rect="0,0,1,1" title="Zoë"/></annots></xfdf>`, "latin1")
+      const latin = Buffer.from(
+        `<?xml version="1.0" encoding="ISO-8859-1"?><xfdf><annots><text page="0" rect="0,0,1,1" title="Zoë"/></annots></xfdf>`,
+        "latin1"
+      )
       expect((yield* parseXfdf(latin))[0]?.author).toBe("Zoë")
-    })
-  )
+    }))
 })

@@ -9,11 +9,21 @@ import { spawnSync } from "node:child_process"
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import * as path from "node:path"
-import * as pdfjs from "pdfjs-dist/legacy/build/pdf.mjs"
 import { degrees, PDFDict, PDFDocument, PDFHexString, PDFName, PDFRef, rgb, StandardFonts } from "pdf-lib"
+import * as pdfjs from "pdfjs-dist/legacy/build/pdf.mjs"
 import sharp from "sharp"
-import { type PageGeometry, pageGeometries, rectToUser, toDisplayed } from "../../../src/services/broker/annotations/PageSpace.ts"
-import type { PdfAnnotation, PdfColor, PdfPoint, PdfRect } from "../../../src/services/broker/annotations/PdfAnnotation.ts"
+import {
+  pageGeometries,
+  type PageGeometry,
+  rectToUser,
+  toDisplayed
+} from "../../../src/services/broker/annotations/PageSpace.ts"
+import type {
+  PdfAnnotation,
+  PdfColor,
+  PdfPoint,
+  PdfRect
+} from "../../../src/services/broker/annotations/PdfAnnotation.ts"
 import { readAnnotations } from "../../../src/services/broker/annotations/PdfAnnotationReader.ts"
 import { writeAnnotations } from "../../../src/services/broker/annotations/PdfAnnotations.ts"
 import { CORPUS } from "../../support/backends.ts"
@@ -57,7 +67,18 @@ interface Raster {
 const render = async (file: string, pageIndex: number, renderer: Renderer): Promise<Raster> => {
   const out = path.join(scratch, `${files++}-render`)
   if (renderer === "pdftoppm") {
-    tool("pdftoppm", ["-r", String(DPI), "-png", "-f", String(pageIndex + 1), "-l", String(pageIndex + 1), "-singlefile", file, out])
+    tool("pdftoppm", [
+      "-r",
+      String(DPI),
+      "-png",
+      "-f",
+      String(pageIndex + 1),
+      "-l",
+      String(pageIndex + 1),
+      "-singlefile",
+      file,
+      out
+    ])
   } else {
     tool("mutool", ["draw", "-q", "-r", String(DPI), "-o", `${out}.png`, file, String(pageIndex + 1)])
   }
@@ -87,12 +108,15 @@ const pixelsIn = (r: Raster, rect: PdfRect, inset = 0): Array<Rgb> => {
   const [bx, by] = toDisplayed(r.geometry, [rect[2] - inset, rect[3] - inset])
   const out: Array<Rgb> = []
   for (let py = Math.ceil(Math.min(ay, by) * SCALE); py < Math.floor(Math.max(ay, by) * SCALE); py++) {
-    for (let px = Math.ceil(Math.min(ax, bx) * SCALE); px < Math.floor(Math.max(ax, bx) * SCALE); px++) out.push(at(r, px, py))
+    for (let px = Math.ceil(Math.min(ax, bx) * SCALE); px < Math.floor(Math.max(ax, bx) * SCALE); px++) {
+      out.push(at(r, px, py))
+    }
   }
   return out
 }
 
-const near = (c: Rgb, expected: PdfColor, tolerance = 40) => c.every((v, i) => Math.abs(v - expected[i]! * 255) <= tolerance)
+const near = (c: Rgb, expected: PdfColor, tolerance = 40) =>
+  c.every((v, i) => Math.abs(v - expected[i]! * 255) <= tolerance)
 const brightness = (c: Rgb) => (c[0] + c[1] + c[2]) / 3
 const yellowish = (c: Rgb) => c[0] > 200 && c[1] > 200 && c[2] < 110
 
@@ -139,12 +163,18 @@ interface PdfjsAnnotation {
 }
 
 const pdfjsAnnotations = async (file: string): Promise<Array<PdfjsAnnotation>> => {
-  const doc = await pdfjs.getDocument({ data: new Uint8Array(readFileSync(file)), verbosity: 0, isEvalSupported: false }).promise
+  const doc = await pdfjs.getDocument({
+    data: new Uint8Array(readFileSync(file)),
+    verbosity: 0,
+    isEvalSupported: false
+  }).promise
   try {
     const out: Array<PdfjsAnnotation> = []
     for (let i = 1; i <= doc.numPages; i++) {
       const page = await doc.getPage(i)
-      for (const a of (await page.getAnnotations()) as Array<Omit<PdfjsAnnotation, "page">>) out.push({ ...a, page: i - 1 })
+      for (const a of (await page.getAnnotations()) as Array<Omit<PdfjsAnnotation, "page">>) {
+        out.push({ ...a, page: i - 1 })
+      }
     }
     return out
   } finally {
@@ -168,10 +198,44 @@ const common = { author: AUTHOR, subject: "Review", modified: T2, created: T1, f
 
 /** One annotation of every subtype with the fields it uses, a note with a state and two replies; page 1 is turned 90°. */
 const EVERY_SUBTYPE: ReadonlyArray<PdfAnnotation> = [
-  { ...common, subtype: "Highlight", page: 0, name: "hl-1", rect: [70, 695, 230, 715], color: [1, 0.929412, 0], opacity: 0.8, contents: "Highlight — see “this”", quadPoints: [70, 715, 230, 715, 70, 695, 230, 695] },
-  { ...common, subtype: "Underline", page: 0, name: "ul-1", rect: [70, 665, 190, 685], color: [0, 0, 1], quadPoints: [70, 685, 190, 685, 70, 665, 190, 665] },
-  { ...common, subtype: "StrikeOut", page: 0, name: "so-1", rect: [70, 635, 160, 655], color: [1, 0, 0], quadPoints: [70, 655, 160, 655, 70, 635, 160, 635, 70, 625, 120, 625, 70, 615, 120, 615] },
-  { ...common, subtype: "Squiggly", page: 0, name: "sq-1", rect: [70, 605, 175, 625], color: [0, 0.6, 0], quadPoints: [70, 625, 175, 625, 70, 605, 175, 605] },
+  {
+    ...common,
+    subtype: "Highlight",
+    page: 0,
+    name: "hl-1",
+    rect: [70, 695, 230, 715],
+    color: [1, 0.929412, 0],
+    opacity: 0.8,
+    contents: "Highlight — see “this”",
+    quadPoints: [70, 715, 230, 715, 70, 695, 230, 695]
+  },
+  {
+    ...common,
+    subtype: "Underline",
+    page: 0,
+    name: "ul-1",
+    rect: [70, 665, 190, 685],
+    color: [0, 0, 1],
+    quadPoints: [70, 685, 190, 685, 70, 665, 190, 665]
+  },
+  {
+    ...common,
+    subtype: "StrikeOut",
+    page: 0,
+    name: "so-1",
+    rect: [70, 635, 160, 655],
+    color: [1, 0, 0],
+    quadPoints: [70, 655, 160, 655, 70, 635, 160, 635, 70, 625, 120, 625, 70, 615, 120, 615]
+  },
+  {
+    ...common,
+    subtype: "Squiggly",
+    page: 0,
+    name: "sq-1",
+    rect: [70, 605, 175, 625],
+    color: [0, 0.6, 0],
+    quadPoints: [70, 625, 175, 625, 70, 605, 175, 605]
+  },
   {
     ...common,
     subtype: "Text",
@@ -188,17 +252,123 @@ const EVERY_SUBTYPE: ReadonlyArray<PdfAnnotation> = [
       { name: "reply-2", author: "Bob", contents: "Thanks (and a ) paren", created: T2 }
     ]
   },
-  { ...common, subtype: "FreeText", page: 0, name: "ft-1", rect: [300, 560, 520, 660], contents: "Budget approved by the board", fontSize: 14, fontColor: [0, 0, 0.6], color: [1, 1, 0.85], lineWidth: 1 },
-  { ...common, subtype: "Square", page: 0, name: "square-1", rect: [70, 450, 200, 560], color: [1, 0, 0], interiorColor: [0.8, 0.9, 1], lineWidth: 4 },
-  { ...common, subtype: "Circle", page: 0, name: "circle-1", rect: [220, 450, 350, 560], color: [0, 0, 1], interiorColor: [0, 1, 0], lineWidth: 3, opacity: 0.5 },
-  { ...common, subtype: "Line", page: 0, name: "line-1", rect: [370, 450, 540, 560], color: [0.5, 0, 0.5], lineWidth: 2, vertices: [[375, 455], [535, 555]] },
-  { ...common, subtype: "Polygon", page: 0, name: "polygon-1", rect: [70, 300, 200, 430], color: [0, 0.5, 0], interiorColor: [1, 1, 0.6], lineWidth: 2, vertices: [[80, 310], [190, 310], [135, 420]] },
-  { ...common, subtype: "PolyLine", page: 0, name: "polyline-1", rect: [220, 300, 350, 430], color: [0, 0, 0], lineWidth: 2, vertices: [[230, 310], [280, 420], [340, 310]] },
-  { ...common, subtype: "Ink", page: 0, name: "ink-1", rect: [370, 300, 540, 430], color: [0, 0, 1], lineWidth: 3, opacity: 0.9, inkList: [[[380, 310], [420, 400], [460, 320], [530, 420]], [[380, 420], [530, 310]]] },
-  { ...common, subtype: "Stamp", page: 0, name: "stamp-1", rect: [70, 200, 270, 260], color: [0, 0.5, 0], iconName: "Approved", contents: "Approved for release" },
-  { ...common, subtype: "Redact", page: 1, name: "redact-1", rect: [100, 100, 300, 140], color: [1, 0, 0], interiorColor: [0, 0, 0], overlayText: "WITHHELD", fontSize: 10, fontColor: [1, 1, 1], quadPoints: [100, 140, 300, 140, 100, 100, 300, 100] },
-  { ...common, subtype: "FreeText", page: 1, name: "ft-rotated", rect: [400, 300, 460, 500], contents: "On a turned page", fontSize: 12 },
-  { ...common, subtype: "Stamp", page: 1, name: "stamp-2", rect: [400, 550, 460, 750], color: [0, 0, 0.7], iconName: "Geprüft", opacity: 0.6 }
+  {
+    ...common,
+    subtype: "FreeText",
+    page: 0,
+    name: "ft-1",
+    rect: [300, 560, 520, 660],
+    contents: "Budget approved by the board",
+    fontSize: 14,
+    fontColor: [0, 0, 0.6],
+    color: [1, 1, 0.85],
+    lineWidth: 1
+  },
+  {
+    ...common,
+    subtype: "Square",
+    page: 0,
+    name: "square-1",
+    rect: [70, 450, 200, 560],
+    color: [1, 0, 0],
+    interiorColor: [0.8, 0.9, 1],
+    lineWidth: 4
+  },
+  {
+    ...common,
+    subtype: "Circle",
+    page: 0,
+    name: "circle-1",
+    rect: [220, 450, 350, 560],
+    color: [0, 0, 1],
+    interiorColor: [0, 1, 0],
+    lineWidth: 3,
+    opacity: 0.5
+  },
+  {
+    ...common,
+    subtype: "Line",
+    page: 0,
+    name: "line-1",
+    rect: [370, 450, 540, 560],
+    color: [0.5, 0, 0.5],
+    lineWidth: 2,
+    vertices: [[375, 455], [535, 555]]
+  },
+  {
+    ...common,
+    subtype: "Polygon",
+    page: 0,
+    name: "polygon-1",
+    rect: [70, 300, 200, 430],
+    color: [0, 0.5, 0],
+    interiorColor: [1, 1, 0.6],
+    lineWidth: 2,
+    vertices: [[80, 310], [190, 310], [135, 420]]
+  },
+  {
+    ...common,
+    subtype: "PolyLine",
+    page: 0,
+    name: "polyline-1",
+    rect: [220, 300, 350, 430],
+    color: [0, 0, 0],
+    lineWidth: 2,
+    vertices: [[230, 310], [280, 420], [340, 310]]
+  },
+  {
+    ...common,
+    subtype: "Ink",
+    page: 0,
+    name: "ink-1",
+    rect: [370, 300, 540, 430],
+    color: [0, 0, 1],
+    lineWidth: 3,
+    opacity: 0.9,
+    inkList: [[[380, 310], [420, 400], [460, 320], [530, 420]], [[380, 420], [530, 310]]]
+  },
+  {
+    ...common,
+    subtype: "Stamp",
+    page: 0,
+    name: "stamp-1",
+    rect: [70, 200, 270, 260],
+    color: [0, 0.5, 0],
+    iconName: "Approved",
+    contents: "Approved for release"
+  },
+  {
+    ...common,
+    subtype: "Redact",
+    page: 1,
+    name: "redact-1",
+    rect: [100, 100, 300, 140],
+    color: [1, 0, 0],
+    interiorColor: [0, 0, 0],
+    overlayText: "WITHHELD",
+    fontSize: 10,
+    fontColor: [1, 1, 1],
+    quadPoints: [100, 140, 300, 140, 100, 100, 300, 100]
+  },
+  {
+    ...common,
+    subtype: "FreeText",
+    page: 1,
+    name: "ft-rotated",
+    rect: [400, 300, 460, 500],
+    contents: "On a turned page",
+    fontSize: 12
+  },
+  {
+    ...common,
+    subtype: "Stamp",
+    page: 1,
+    name: "stamp-2",
+    rect: [400, 550, 460, 750],
+    color: [0, 0, 0.7],
+    iconName: "Geprüft",
+    opacity: 0.6
+  }
 ]
 
 /** A Letter page with lines of black text for markup to mark. */
@@ -208,7 +378,12 @@ const textPage = async (rotation = 0) => {
   const page = pdf.addPage([612, 792])
   page.setRotation(degrees(rotation))
   const lines: Array<{ text: string; y: number; rect: PdfRect }> = []
-  for (const [text, y] of [["Highlighted words", 700], ["Underlined words", 670], ["Struck out words", 640], ["Squiggly words", 610]] as const) {
+  for (
+    const [text, y] of [["Highlighted words", 700], ["Underlined words", 670], ["Struck out words", 640], [
+      "Squiggly words",
+      610
+    ]] as const
+  ) {
     page.drawText(text, { x: 72, y, size: 14, font, color: rgb(0, 0, 0) })
     lines.push({ text, y, rect: [70, y - 4, 74 + font.widthOfTextAtSize(text, 14), y + 12] })
   }
@@ -226,8 +401,19 @@ const drawnFixture = async (rotation = 0) => {
     { subtype: "Underline", page: 0, name: "ul", rect: ul, color: [0, 0, 1], quadPoints: quadOf(ul) },
     { subtype: "StrikeOut", page: 0, name: "so", rect: so, color: [1, 0, 0], quadPoints: quadOf(so) },
     { subtype: "Squiggly", page: 0, name: "sq", rect: sq, color: [0, 0.6, 0], quadPoints: quadOf(sq) },
-    ...EVERY_SUBTYPE.filter((a) => a.page === 0 && a.subtype !== "Highlight" && a.subtype !== "Underline" && a.subtype !== "StrikeOut" && a.subtype !== "Squiggly"),
-    { subtype: "Ink", page: 0, name: "ink-edge", rect: [560, 100, 600, 140], color: [1, 0, 0], lineWidth: 8, inkList: [[[560, 100], [600, 140]]] }
+    ...EVERY_SUBTYPE.filter((a) =>
+      a.page === 0 && a.subtype !== "Highlight" && a.subtype !== "Underline" && a.subtype !== "StrikeOut" &&
+      a.subtype !== "Squiggly"
+    ),
+    {
+      subtype: "Ink",
+      page: 0,
+      name: "ink-edge",
+      rect: [560, 100, 600, 140],
+      color: [1, 0, 0],
+      lineWidth: 8,
+      inkList: [[[560, 100], [600, 140]]]
+    }
   ]
   return { pdf, annotations }
 }
@@ -266,7 +452,10 @@ describe("PDF annotations", () => {
       expectSameColor(written.color, a.color)
     })
     const note = kept.find((a) => a.subtype === "Text")!
-    expect(seen.filter((a) => a.inReplyTo === note.id).map((a) => a.contentsObj?.str)).toEqual(["Yes, checked.", "Thanks (and a ) paren"])
+    expect(seen.filter((a) => a.inReplyTo === note.id).map((a) => a.contentsObj?.str)).toEqual([
+      "Yes, checked.",
+      "Thanks (and a ) paren"
+    ])
     expect(seen.filter((a) => a.subtype === "Popup")).toHaveLength(1)
     const freeText = kept.find((a) => a.subtype === "FreeText")!
     expect(freeText.defaultAppearanceData?.fontSize).toBe(14)
@@ -287,10 +476,30 @@ describe("PDF annotations", () => {
   it("reads an Acrobat review state as the note's state, not as a reply", async () => {
     const pdf = await PDFDocument.create()
     const page = pdf.addPage()
-    writeAnnotations(pdf, [{ subtype: "Text", page: 0, name: "note", rect: [10, 10, 30, 30], contents: "Please check" }], "objects")
+    writeAnnotations(pdf, [{
+      subtype: "Text",
+      page: 0,
+      name: "note",
+      rect: [10, 10, 30, 30],
+      contents: "Please check"
+    }], "objects")
     const noteRef = page.node.Annots()!.get(0) as PDFRef
-    for (const [state, model, m] of [["Rejected", "Review", "D:20240101000000Z"], ["Accepted", "Review", "D:20240102000000Z"], ["Marked", "Marked", "D:20240103000000Z"]]) {
-      const dict = pdf.context.obj({ Type: "Annot", Subtype: "Text", Rect: [10, 10, 30, 30], IRT: noteRef, State: PDFHexString.fromText(state!), StateModel: PDFHexString.fromText(model!), M: PDFHexString.fromText(m!) })
+    for (
+      const [state, model, m] of [["Rejected", "Review", "D:20240101000000Z"], [
+        "Accepted",
+        "Review",
+        "D:20240102000000Z"
+      ], ["Marked", "Marked", "D:20240103000000Z"]]
+    ) {
+      const dict = pdf.context.obj({
+        Type: "Annot",
+        Subtype: "Text",
+        Rect: [10, 10, 30, 30],
+        IRT: noteRef,
+        State: PDFHexString.fromText(state!),
+        StateModel: PDFHexString.fromText(model!),
+        M: PDFHexString.fromText(m!)
+      })
       page.node.addAnnot(pdf.context.register(dict))
     }
     const [note, ...rest] = readAnnotations(await load(await save(pdf, "review-state")))
@@ -300,7 +509,22 @@ describe("PDF annotations", () => {
   })
 
   describe("the corpus files", () => {
-    const kept = new Set(["Highlight", "Underline", "StrikeOut", "Squiggly", "Text", "FreeText", "Square", "Circle", "Line", "Polygon", "PolyLine", "Ink", "Stamp", "Redact"])
+    const kept = new Set([
+      "Highlight",
+      "Underline",
+      "StrikeOut",
+      "Squiggly",
+      "Text",
+      "FreeText",
+      "Square",
+      "Circle",
+      "Line",
+      "Polygon",
+      "PolyLine",
+      "Ink",
+      "Stamp",
+      "Redact"
+    ])
 
     const compareWithPdfjs = async (name: string) => {
       const file = path.join(PDF, name)
@@ -359,11 +583,20 @@ describe("PDF annotations", () => {
     it("annotation-link-text-popup.pdf: the sticky note only; Link and Popup are left out", async () => {
       const { ours, all } = await compareWithPdfjs("annotation-link-text-popup.pdf")
       expect(all.map((a) => a.subtype).sort()).toEqual(["Link", "Popup", "Text"])
-      expect(ours).toMatchObject([{ subtype: "Text", contents: "Text content", iconName: "Comment", color: [1, 1, 0], flags: 28, rect: [71.0252, 657.344, 91.0252, 677.344] }])
+      expect(ours).toMatchObject([{
+        subtype: "Text",
+        contents: "Text content",
+        iconName: "Comment",
+        color: [1, 1, 0],
+        flags: 28,
+        rect: [71.0252, 657.344, 91.0252, 677.344]
+      }])
     })
 
     it("annotation-fileattachment.pdf and rotation.pdf: nothing to keep", async () => {
-      expect((await pdfjsAnnotations(path.join(PDF, "annotation-fileattachment.pdf"))).map((a) => a.subtype)).toEqual(["FileAttachment"])
+      expect((await pdfjsAnnotations(path.join(PDF, "annotation-fileattachment.pdf"))).map((a) => a.subtype)).toEqual([
+        "FileAttachment"
+      ])
       expect(readAnnotations(await load(path.join(PDF, "annotation-fileattachment.pdf")))).toEqual([])
       expect(readAnnotations(await load(path.join(PDF, "rotation.pdf")))).toEqual([])
     })
@@ -372,21 +605,47 @@ describe("PDF annotations", () => {
       // Its /Annots is an indirect array: it stays one, with the new annotation added.
       const squares = await load(path.join(PDF, "annotation-square-circle-without-appearance.pdf"))
       expect(squares.getPage(0).node.get(PDFName.of("Annots"))).toBeInstanceOf(PDFRef)
-      writeAnnotations(squares, [{ subtype: "Ink", page: 0, name: "added-ink", rect: [300, 100, 400, 200], inkList: [[[310, 110], [390, 190]]] }], "objects")
+      writeAnnotations(squares, [{
+        subtype: "Ink",
+        page: 0,
+        name: "added-ink",
+        rect: [300, 100, 400, 200],
+        inkList: [[[310, 110], [390, 190]]]
+      }], "objects")
       const squaresAgain = await load(await save(squares, "kept-indirect"))
-      expect(readAnnotations(squaresAgain).map((a) => a.name.slice(0, 9))).toEqual(["okular-{c", "okular-{a", "okular-{5", "okular-{f", "added-ink"])
+      expect(readAnnotations(squaresAgain).map((a) => a.name.slice(0, 9))).toEqual([
+        "okular-{c",
+        "okular-{a",
+        "okular-{5",
+        "okular-{f",
+        "added-ink"
+      ])
 
       const pdf = await load(path.join(PDF, "annotation-link-text-popup.pdf"))
       const before = readAnnotations(pdf)
-      writeAnnotations(pdf, [{ subtype: "Square", page: 0, name: "added", rect: [300, 300, 400, 400], color: [1, 0, 0] }], "objects")
+      writeAnnotations(pdf, [{
+        subtype: "Square",
+        page: 0,
+        name: "added",
+        rect: [300, 300, 400, 400],
+        color: [1, 0, 0]
+      }], "objects")
       const file = await save(pdf, "kept")
-      expect(readAnnotations(await load(file))).toEqual([...before, { subtype: "Square", page: 0, name: "added", rect: [300, 300, 400, 400], color: [1, 0, 0], flags: 4 }])
+      expect(readAnnotations(await load(file))).toEqual([...before, {
+        subtype: "Square",
+        page: 0,
+        name: "added",
+        rect: [300, 300, 400, 400],
+        color: [1, 0, 0],
+        flags: 4
+      }])
       expect((await pdfjsAnnotations(file)).map((a) => a.subtype).sort()).toEqual(["Link", "Popup", "Square", "Text"])
     })
   })
 
   describe("appearances, as rendered", () => {
-    const byName = (annotations: ReadonlyArray<PdfAnnotation>, name: string) => annotations.find((a) => a.name === name)!
+    const byName = (annotations: ReadonlyArray<PdfAnnotation>, name: string) =>
+      annotations.find((a) => a.name === name)!
 
     for (const renderer of RENDERERS) {
       it(`draws every subtype where it belongs (objects, ${renderer})`, async () => {
@@ -404,12 +663,15 @@ describe("PDF annotations", () => {
 
         // Underline under the words, strike-out through them, squiggle under them.
         const ul = byName(annotations, "ul").rect
-        expect(pixelsIn(r, [ul[0] + 2, ul[1], ul[2] - 2, ul[1] + 2]).filter((c) => near(c, [0, 0, 1], 60)).length).toBeGreaterThan(100)
+        expect(pixelsIn(r, [ul[0] + 2, ul[1], ul[2] - 2, ul[1] + 2]).filter((c) => near(c, [0, 0, 1], 60)).length)
+          .toBeGreaterThan(100)
         const so = byName(annotations, "so").rect
         const middle = (so[1] + so[3]) / 2
-        expect(pixelsIn(r, [so[0] + 2, middle - 1, so[2] - 2, middle + 1]).filter((c) => near(c, [1, 0, 0], 60)).length).toBeGreaterThan(100)
+        expect(pixelsIn(r, [so[0] + 2, middle - 1, so[2] - 2, middle + 1]).filter((c) => near(c, [1, 0, 0], 60)).length)
+          .toBeGreaterThan(100)
         const sq = byName(annotations, "sq").rect
-        expect(pixelsIn(r, [sq[0], sq[1], sq[2], sq[1] + 3]).filter((c) => near(c, [0, 0.6, 0], 70)).length).toBeGreaterThan(60)
+        expect(pixelsIn(r, [sq[0], sq[1], sq[2], sq[1] + 3]).filter((c) => near(c, [0, 0.6, 0], 70)).length)
+          .toBeGreaterThan(60)
 
         // Square: red border, light blue inside; circle: half-transparent green inside, blue ring.
         const square = byName(annotations, "square-1").rect
@@ -431,7 +693,8 @@ describe("PDF annotations", () => {
         expect(near(pixel(r, [285, 330]), [1, 1, 1], 5)).toBe(true)
 
         // The note icon, the FreeText's background and text, the stamp's green frame and letters.
-        expect(pixelsIn(r, byName(annotations, "note-1").rect).filter((c) => near(c, [1, 0.82, 0], 40)).length).toBeGreaterThan(300)
+        expect(pixelsIn(r, byName(annotations, "note-1").rect).filter((c) => near(c, [1, 0.82, 0], 40)).length)
+          .toBeGreaterThan(300)
         const freeText = pixelsIn(r, byName(annotations, "ft-1").rect, 1.5)
         expect(freeText.filter((c) => near(c, [1, 1, 0.85], 10)).length / freeText.length).toBeGreaterThan(0.7)
         expect(freeText.filter((c) => near(c, [0, 0, 0.6], 50)).length).toBeGreaterThan(200)
@@ -473,7 +736,13 @@ describe("PDF annotations", () => {
     it("flattens into a file's page with annotations of its own, keeping them", async () => {
       const pdf = await load(path.join(PDF, "annotation-highlight.pdf"))
       const before = annotsOf(pdf, 0)
-      writeAnnotations(pdf, [{ subtype: "Stamp", page: 0, name: "s", rect: [300, 400, 500, 460], iconName: "Confidential" }], "flatten")
+      writeAnnotations(pdf, [{
+        subtype: "Stamp",
+        page: 0,
+        name: "s",
+        rect: [300, 400, 500, 460],
+        iconName: "Confidential"
+      }], "flatten")
       const file = await save(pdf, "flat-corpus")
       expect(annotsOf(await load(file), 0)).toBe(before)
       expect(readAnnotations(await load(file)).map((a) => a.subtype)).toEqual(["Highlight"])
@@ -481,7 +750,14 @@ describe("PDF annotations", () => {
     })
 
     it("Redact: an outline to be applied in objects mode, a black box when flattened", async () => {
-      const redact: PdfAnnotation = { subtype: "Redact", page: 0, name: "r", rect: [70, 605, 200, 715], color: [1, 0, 0], overlayText: "WITHHELD" }
+      const redact: PdfAnnotation = {
+        subtype: "Redact",
+        page: 0,
+        name: "r",
+        rect: [70, 605, 200, 715],
+        color: [1, 0, 0],
+        overlayText: "WITHHELD"
+      }
       const objects = await textPage()
       writeAnnotations(objects.pdf, [redact], "objects")
       const flat = await textPage()
@@ -498,7 +774,14 @@ describe("PDF annotations", () => {
     })
 
     it("replaces what Helvetica cannot show, says so, and keeps the text in /Contents", async () => {
-      const note: PdfAnnotation = { subtype: "FreeText", page: 0, name: "snow", rect: [72, 600, 400, 640], contents: "Snow ☃ in Kraków, Ωmega", fontSize: 14 }
+      const note: PdfAnnotation = {
+        subtype: "FreeText",
+        page: 0,
+        name: "snow",
+        rect: [72, 600, 400, 640],
+        contents: "Snow ☃ in Kraków, Ωmega",
+        fontSize: 14
+      }
       for (const mode of ["objects", "flatten"] as const) {
         const pdf = await PDFDocument.create()
         pdf.addPage()
@@ -528,10 +811,19 @@ describe("PDF annotations", () => {
       return await save(pdf, "upright-reference")
     }
 
-    for (const [label, annotation] of [
-      ["FreeText", { subtype: "FreeText", name: "turned-ft", contents: words, fontSize: 16, fontColor: [0, 0, 0.6], color: [1, 1, 1] }],
-      ["Stamp", { subtype: "Stamp", name: "turned-stamp", iconName: "Confidential", color: [0.8, 0, 0] }]
-    ] as const) {
+    for (
+      const [label, annotation] of [
+        ["FreeText", {
+          subtype: "FreeText",
+          name: "turned-ft",
+          contents: words,
+          fontSize: 16,
+          fontColor: [0, 0, 0.6],
+          color: [1, 1, 1]
+        }],
+        ["Stamp", { subtype: "Stamp", name: "turned-stamp", iconName: "Confidential", color: [0.8, 0, 0] }]
+      ] as const
+    ) {
       it(`${label} reads upright, as on an upright page, in objects and flatten mode`, async () => {
         const expected = await reference(annotation)
         for (const mode of ["objects", "flatten"] as const) {
@@ -557,13 +849,21 @@ describe("PDF annotations", () => {
             expect(inked).toBeGreaterThan(500)
             expect(different / inked).toBeLessThan(0.02)
           }
-          if (label === "FreeText" && mode === "flatten") expect(tool("pdftotext", ["-f", "2", "-l", "2", file, "-"])).toContain(words)
+          if (label === "FreeText" && mode === "flatten") {
+            expect(tool("pdftotext", ["-f", "2", "-l", "2", file, "-"])).toContain(words)
+          }
         }
       })
     }
 
     it("a note's icon is drawn unturned for viewers, which keep notes upright themselves, and turned back when flattened", async () => {
-      const note: PdfAnnotation = { subtype: "Text", page: 1, name: "n", rect: [200, 300, 224, 324], color: [1, 0.82, 0] }
+      const note: PdfAnnotation = {
+        subtype: "Text",
+        page: 1,
+        name: "n",
+        rect: [200, 300, 224, 324],
+        color: [1, 0.82, 0]
+      }
       const objects = await load(path.join(PDF, "rotation.pdf"))
       writeAnnotations(objects, [note], "objects")
       const flat = await load(path.join(PDF, "rotation.pdf"))
@@ -574,7 +874,9 @@ describe("PDF annotations", () => {
       const f = await render(await save(flat, "note-flat"), 1, "pdftoppm")
       const ink = (r: Raster) => {
         const out: Array<readonly [number, number]> = []
-        for (let py = 0; py < r.height; py++) for (let px = 0; px < r.width; px++) if (near(at(r, px, py), [1, 0.82, 0], 30)) out.push([px, py])
+        for (let py = 0; py < r.height; py++) {
+          for (let px = 0; px < r.width; px++) if (near(at(r, px, py), [1, 0.82, 0], 30)) out.push([px, py])
+        }
         return out
       }
       // The speech bubble's tail points down and left in both: compare the shapes by their bounding boxes' offsets.

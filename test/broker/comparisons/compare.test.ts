@@ -12,8 +12,8 @@ import * as path from "node:path"
 import { PDFDocument, type PDFFont, StandardFonts } from "pdf-lib"
 import * as pdfjs from "pdfjs-dist/legacy/build/pdf.mjs"
 import sharp from "sharp"
-import { Rect, TextPosition } from "../../../src/schemas/broker/Content.ts"
 import { parseColor } from "../../../src/schemas/broker/Comparisons.ts"
+import { Rect, TextPosition } from "../../../src/schemas/broker/Content.ts"
 import { ComparisonsConfig } from "../../../src/services/broker/comparisons/Comparisons.ts"
 import { type DiffColors, diffPageImages } from "../../../src/services/broker/comparisons/ImageDiff.ts"
 import { diffText } from "../../../src/services/broker/comparisons/TextDiff.ts"
@@ -41,7 +41,10 @@ interface Word {
 }
 
 /** A one-page PDF with words at fixed places (so changing one word moves nothing else). */
-const pdfOf = async (words: ReadonlyArray<Word>, options: { readonly size?: readonly [number, number]; readonly shift?: readonly [number, number] } = {}) => {
+const pdfOf = async (
+  words: ReadonlyArray<Word>,
+  options: { readonly size?: readonly [number, number]; readonly shift?: readonly [number, number] } = {}
+) => {
   const [width, height] = options.size ?? [300, 200]
   const doc = await PDFDocument.create()
   const font = await doc.embedFont(StandardFonts.TimesRoman)
@@ -132,7 +135,9 @@ describe("diffPageImages", () => {
     const result = await diffPageImages(left, right, { fuzz: 0, colors: COLORS })
     const { data, info } = await sharp(result.png).raw().toBuffer({ resolveWithObject: true })
     const greens = new Set<number>()
-    for (let i = 0; i < data.length; i += info.channels) if (data[i] === 255 && data[i + 1] === data[i + 2] && data[i + 1]! < 255) greens.add(data[i + 1]!)
+    for (let i = 0; i < data.length; i += info.channels) {
+      if (data[i] === 255 && data[i + 1] === data[i + 2] && data[i + 1]! < 255) greens.add(data[i + 1]!)
+    }
     // Only removed ink: every difference in the lighter red.
     expect([...greens]).toEqual([Math.round(255 * 0.55)])
   })
@@ -162,17 +167,22 @@ describe("diffPageImages", () => {
 
   it("still shows a word changed within text that moved a fraction of a pixel", async () => {
     const left = renderPdf((await pdfOf(LINE)).bytes)
-    const right = renderPdf((await pdfOf(LINE.map((w) => (w.text === "fox" ? { ...w, text: "cat" } : w)), { shift: [0.17, 0.11] })).bytes)
+    const right = renderPdf(
+      (await pdfOf(LINE.map((w) => (w.text === "fox" ? { ...w, text: "cat" } : w)), { shift: [0.17, 0.11] })).bytes
+    )
     const result = await diffPageImages(left, right, { fuzz: 5, colors: COLORS })
     const seen = await pixelsOf(result.png)
     const area = wordPixels((await pdfOf([])).font, [{ text: "fox", x: 145, top: 40 }])
-    const inWord = seen.highlighted.filter(([x, y]) => x >= area.left && x <= area.right && y >= area.top && y <= area.bottom)
+    const inWord = seen.highlighted.filter(([x, y]) =>
+      x >= area.left && x <= area.right && y >= area.top && y <= area.bottom
+    )
     expect(inWord.length).toBeGreaterThan(100)
     expect(inWord.length).toBeGreaterThan(0.85 * seen.highlighted.length)
   })
 
   it("measures fuzz as ImageMagick does: Euclidean RGB distance against a percentage of 255", async () => {
-    const flat = (v: number) => sharp({ create: { width: 10, height: 10, channels: 3, background: { r: v, g: v, b: v } } }).png().toBuffer()
+    const flat = (v: number) =>
+      sharp({ create: { width: 10, height: 10, channels: 3, background: { r: v, g: v, b: v } } }).png().toBuffer()
     const [a, b] = [new Uint8Array(await flat(100)), new Uint8Array(await flat(108))]
     // Distance 8·√3 = 13.9, i.e. 5.4% of 255.
     expect((await diffPageImages(a, b, { fuzz: 5, colors: COLORS })).differingPixels).toBe(100)
@@ -255,7 +265,9 @@ describe("parseColor", () => {
     expect(parseColor("Red")).toEqual([255, 0, 0])
     expect(parseColor("grey")).toEqual([128, 128, 128])
     expect(parseColor("RebeccaPurple")).toEqual([102, 51, 153])
-    for (const bad of ["", "#12345", "#GGGGGG", "rgb(1,2)", "reddish", "rgba(1,2,3,0.5)", "transparent"]) expect(parseColor(bad)).toBeUndefined()
+    for (const bad of ["", "#12345", "#GGGGGG", "rgb(1,2)", "reddish", "rgba(1,2,3,0.5)", "transparent"]) {
+      expect(parseColor(bad)).toBeUndefined()
+    }
   })
 })
 
@@ -305,7 +317,8 @@ const boxOf = (lines: ReadonlyArray<string>, word: string, nth = 0) => {
   throw new Error(`${word} not in the text`)
 }
 
-const PARAGRAPH = "The quick brown fox jumps over the lazy dog while the farmer watches from the old wooden gate near the barn, far away."
+const PARAGRAPH =
+  "The quick brown fox jumps over the lazy dog while the farmer watches from the old wooden gate near the barn, far away."
 
 const plain = (value: unknown) => JSON.parse(JSON.stringify(value))
 
@@ -329,12 +342,20 @@ describe("diffText", () => {
         changeType: "DELETED",
         left: { text: "lazy", pageNumber: 1, position: boxOf(leftLines, "lazy") },
         // Nothing on the right: a zero-width box after "the", where "lazy" was.
-        right: { text: "", pageNumber: 1, position: { ...boxOf(rightLines, "the", 0), x: boxOf(rightLines, "the", 0).x + 15, w: 0 } },
+        right: {
+          text: "",
+          pageNumber: 1,
+          position: { ...boxOf(rightLines, "the", 0), x: boxOf(rightLines, "the", 0).x + 15, w: 0 }
+        },
         fragments: [{ text: "lazy", type: "DELETED", pageNumber: 1, endOfLine: true }]
       },
       {
         changeType: "INSERTED",
-        left: { text: "", pageNumber: 1, position: { ...boxOf(leftLines, "the", 3), x: boxOf(leftLines, "the", 3).x + 15, w: 0 } },
+        left: {
+          text: "",
+          pageNumber: 1,
+          position: { ...boxOf(leftLines, "the", 3), x: boxOf(leftLines, "the", 3).x + 15, w: 0 }
+        },
         right: { text: "red", pageNumber: 1, position: boxOf(rightLines, "red") },
         fragments: [{ text: "red", type: "INSERTED", pageNumber: 1, endOfLine: false }]
       }
@@ -346,14 +367,20 @@ describe("diffText", () => {
     const narrow = wrap(PARAGRAPH, 24)
     expect(diffText(left, [pageOf(narrow)])).toEqual([])
     expect(diffText(left, [pageOf(narrow, 0, true)])).toEqual([])
-    const hyphenated = ["The quick brown fox jumps over the la-", "zy dog while the far-", "mer watches from the old wooden gate near", "the barn, far away."]
+    const hyphenated = [
+      "The quick brown fox jumps over the la-",
+      "zy dog while the far-",
+      "mer watches from the old wooden gate near",
+      "the barn, far away."
+    ]
     expect(diffText(left, [pageOf(hyphenated)])).toEqual([])
     expect(diffText(left, [pageOf(hyphenated.slice(0, 2)), pageOf(hyphenated.slice(2), 1)])).toEqual([])
     // A compound broken at its hyphen matches it written whole, with or without the hyphen.
     expect(diffText([pageOf(["a well-known fact"])], [pageOf(["a well-", "known fact"])])).toEqual([])
     expect(diffText([pageOf(["a wellknown fact"])], [pageOf(["a well-", "known fact"])])).toEqual([])
     // Runs of one line that touch are one word.
-    expect(diffText([pageOf(["the barn"])], [[run("the", 50, 50, 0), run("ba", 70, 50, 0), run("rn", 80, 50, 0)]])).toEqual([])
+    expect(diffText([pageOf(["the barn"])], [[run("the", 50, 50, 0), run("ba", 70, 50, 0), run("rn", 80, 50, 0)]]))
+      .toEqual([])
   })
 
   it("counts case and punctuation; changes two words apart are one change", () => {
@@ -372,7 +399,9 @@ describe("diffText", () => {
     // Three unchanged words apart: two changes.
     expect(diffText([pageOf(["The quick brown red fox."])], [pageOf(["the quick brown red fox,"])])).toHaveLength(2)
     // Two insertions a word apart stay two insertions: the word between them was not inserted.
-    const inserted = plain(diffText([pageOf(["This is confidential."])], [pageOf(["This is strictly confidential. A new clause."])]))
+    const inserted = plain(
+      diffText([pageOf(["This is confidential."])], [pageOf(["This is strictly confidential. A new clause."])])
+    )
     expect(inserted.map((c: { changeType: string; right: { text: string } }) => [c.changeType, c.right.text])).toEqual([
       ["INSERTED", "strictly"],
       ["INSERTED", "A new clause."]
@@ -402,7 +431,9 @@ describe("diffText", () => {
       }
     ])
     // A deletion running over a page break: its box is on the first page, its fragments on both.
-    const across = plain(diffText([pageOf(["one two"]), pageOf(["three four"], 1)], [pageOf(["one"]), pageOf(["four"], 1)]))
+    const across = plain(
+      diffText([pageOf(["one two"]), pageOf(["three four"], 1)], [pageOf(["one"]), pageOf(["four"], 1)])
+    )
     expect(across).toHaveLength(1)
     expect(across[0].left).toEqual({ text: "two three", pageNumber: 0, position: { x: 70, y: 50, w: 15, h: 10 } })
     expect(across[0].fragments).toEqual([
@@ -423,7 +454,11 @@ describe("diffText", () => {
 
   it("cuts a word's box from its run along the run's direction", () => {
     const vertical = (text: string) =>
-      new TextPosition({ ...run(text, 20, 100, 0), position: new Rect({ x: 20, y: 100, w: 10, h: Array.from(text).length * CHAR }), rotation: 90 })
+      new TextPosition({
+        ...run(text, 20, 100, 0),
+        position: new Rect({ x: 20, y: 100, w: 10, h: Array.from(text).length * CHAR }),
+        rotation: 90
+      })
     const down = plain(diffText([[vertical("going down here")]], [[vertical("going up here")]]))
     expect(down[0].left).toEqual({ text: "down", pageNumber: 0, position: { x: 20, y: 130, w: 10, h: 20 } })
     const upsideDown = (text: string) => new TextPosition({ ...run(text, 100, 100, 0), rotation: 180 })
@@ -457,7 +492,13 @@ const textPositionsOf = async (file: string) => {
 }
 
 /** A copy with word `index` of run `runIndex` on `page` replaced (the run keeps its box). */
-const replaceWord = (pages: ReadonlyArray<ReadonlyArray<TextPosition>>, page: number, runIndex: number, index: number, replacement: string) =>
+const replaceWord = (
+  pages: ReadonlyArray<ReadonlyArray<TextPosition>>,
+  page: number,
+  runIndex: number,
+  index: number,
+  replacement: string
+) =>
   pages.map((runs, p) =>
     p !== page ? runs : runs.map((r, i) => {
       if (i !== runIndex) return r
@@ -487,9 +528,10 @@ describe("diffText on real documents", () => {
       altered = replaceWord(altered, page, runIndex, 2, replacement)
     }
     const changes = diffText(pages, altered)
-    expect(changes.map((c) => [c.changeType, c.left!.text, c.right!.text, c.left!.pageNumber, c.right!.pageNumber])).toEqual(
-      expected.map((e) => ["MODIFIED", e.old, e.replacement, e.page, e.page])
-    )
+    expect(changes.map((c) => [c.changeType, c.left!.text, c.right!.text, c.left!.pageNumber, c.right!.pageNumber]))
+      .toEqual(
+        expected.map((e) => ["MODIFIED", e.old, e.replacement, e.page, e.page])
+      )
     changes.forEach((change, k) => {
       const { run } = expected[k]!
       // The word's box lies inside its run's box, on its line.
@@ -523,7 +565,11 @@ describe("diffText on real documents", () => {
     started = performance.now()
     const changes = diffText(pages, altered)
     const changed = performance.now() - started
-    console.log(`400 pages: text positions ${extraction.toFixed(0)} ms; diff identical ${identical.toFixed(0)} ms, with changes ${changed.toFixed(0)} ms`)
+    console.log(
+      `400 pages: text positions ${extraction.toFixed(0)} ms; diff identical ${identical.toFixed(0)} ms, with changes ${
+        changed.toFixed(0)
+      } ms`
+    )
 
     const replaced = changes.filter((c) => c.changeType === "MODIFIED")
     expect(replaced.map((c) => [c.left!.pageNumber, c.right!.text])).toEqual(targets.map((t) => [t.page, "Zyzzyva"]))
@@ -533,7 +579,9 @@ describe("diffText on real documents", () => {
     expect(removed).toHaveLength(1)
     expect(removed[0]!.left!.pageNumber).toBe(250)
     expect(removed[0]!.left!.text).toContain("page 245")
-    expect(removed[0]!.left!.text.split(" ")).toHaveLength(pages[250]!.flatMap((r) => r.text.split(" ").filter((w) => w !== "")).length)
+    expect(removed[0]!.left!.text.split(" ")).toHaveLength(
+      pages[250]!.flatMap((r) => r.text.split(" ").filter((w) => w !== "")).length
+    )
     expect(new Set(removed[0]!.fragments.map((f) => f.pageNumber))).toEqual(new Set([250, 251]))
     expect(changes).toHaveLength(4)
     expect(changed).toBeLessThan(5_000)

@@ -8,11 +8,15 @@ import { expect, layer } from "@effect/vitest"
 import { Effect } from "effect"
 import { PDFDocument, StandardFonts } from "pdf-lib"
 import sharp from "sharp"
-import { BrokerUrl, brokerTestLayer } from "../../../src/layers/Test.ts"
+import { brokerTestLayer, BrokerUrl } from "../../../src/layers/Test.ts"
 import { defaultBackend } from "../../support/backends.ts"
 import { call, corpusFile, uploadOk } from "../../support/http.ts"
 
-const json = (method: string, body: unknown) => ({ method, headers: { "content-type": "application/json" }, body: JSON.stringify(body) })
+const json = (method: string, body: unknown) => ({
+  method,
+  headers: { "content-type": "application/json" },
+  body: JSON.stringify(body)
+})
 
 const PARAGRAPH = [
   "The quick brown fox jumps over the lazy dog near the river bank.",
@@ -40,7 +44,9 @@ const highlighted = (png: Uint8Array) =>
     const { data, info } = await sharp(png).removeAlpha().raw().toBuffer({ resolveWithObject: true })
     const hits: Array<{ x: number; y: number }> = []
     for (let i = 0; i < data.length; i += 3) {
-      if (data[i]! > 180 && data[i + 1]! < 90 && data[i + 2]! < 110) hits.push({ x: (i / 3) % info.width, y: Math.floor(i / 3 / info.width) })
+      if (data[i]! > 180 && data[i + 1]! < 90 && data[i + 2]! < 110) {
+        hits.push({ x: (i / 3) % info.width, y: Math.floor(i / 3 / info.width) })
+      }
     }
     return { hits, width: info.width, height: info.height }
   })
@@ -63,13 +69,21 @@ layer(brokerTestLayer(defaultBackend.config), { timeout: 300_000 })("comparisons
       const right = yield* uploadOk(base, yield* version({ quick: "slow", keeper: "shepherd" }))
 
       const same = yield* compare(base, { leftDocumentId: left, rightDocumentId: { id: left } })
-      expect(same.order).toMatchObject({ leftDocumentId: { id: left }, rightDocumentId: { id: left }, fuzz: 4, highlightColor: "#E8112D" })
+      expect(same.order).toMatchObject({
+        leftDocumentId: { id: left },
+        rightDocumentId: { id: left },
+        fuzz: 4,
+        highlightColor: "#E8112D"
+      })
       const sameTarget = same.order.targetDocumentId.id
       expect((yield* call(`${base}/documents/${sameTarget}/layout`)).json.pageDimensionsList).toHaveLength(1)
-      expect((yield* highlighted((yield* call(`${base}/documents/${sameTarget}/pages/0/image`)).bytes)).hits).toHaveLength(0)
+      expect((yield* highlighted((yield* call(`${base}/documents/${sameTarget}/pages/0/image`)).bytes)).hits)
+        .toHaveLength(0)
 
       const changed = yield* compare(base, { leftDocumentId: left, rightDocumentId: right })
-      const image = yield* highlighted((yield* call(`${base}/documents/${changed.order.targetDocumentId.id}/pages/0/image`)).bytes)
+      const image = yield* highlighted(
+        (yield* call(`${base}/documents/${changed.order.targetDocumentId.id}/pages/0/image`)).bytes
+      )
       expect(image.hits.length).toBeGreaterThan(50)
       // Every highlighted pixel lies on the first two lines (where the changed words are), in the page's text band.
       const scale = image.width / 595
@@ -82,14 +96,19 @@ layer(brokerTestLayer(defaultBackend.config), { timeout: 300_000 })("comparisons
       const difference = (yield* call(`${base}/difference?leftDocumentId=${left}&rightDocumentId=${right}`)).json
       expect(difference.leftDocumentId).toEqual({ id: left })
       const changes = difference.textChanges as Array<any>
-      expect(changes.map((c) => [c.changeType, c.left.text, c.right.text])).toEqual([["MODIFIED", "quick", "slow"], ["MODIFIED", "keeper", "shepherd"]])
+      expect(changes.map((c) => [c.changeType, c.left.text, c.right.text])).toEqual([["MODIFIED", "quick", "slow"], [
+        "MODIFIED",
+        "keeper",
+        "shepherd"
+      ]])
       expect(changes[0].left.pageNumber).toBe(0)
       expect(changes[0].fragments).toEqual([
         { text: "quick", type: "DELETED", pageNumber: 0, endOfLine: false },
         { text: "slow", type: "INSERTED", pageNumber: 0, endOfLine: false }
       ])
       expect(changes[0].left.position.x).toBeGreaterThan(50)
-      expect((yield* call(`${base}/difference?leftDocumentId=${left}&rightDocumentId=${left}`)).json.textChanges).toEqual([])
+      expect((yield* call(`${base}/difference?leftDocumentId=${left}&rightDocumentId=${left}`)).json.textChanges)
+        .toEqual([])
     }))
 
   it.effect("two corpus PDFs of different lengths: one result page per page of the longer, the extra pages all difference", () =>
@@ -97,11 +116,20 @@ layer(brokerTestLayer(defaultBackend.config), { timeout: 300_000 })("comparisons
       const base = yield* BrokerUrl
       const paper = yield* uploadOk(base, corpusFile("pdf/tracemonkey.pdf"))
       const sizes = yield* uploadOk(base, corpusFile("pdf/sizes.pdf"))
-      const done = yield* compare(base, { leftDocumentId: sizes, rightDocumentId: paper, fuzz: 5, highlightColor: "rgb(232,17,45)", lowlightColor: "#ccc" })
+      const done = yield* compare(base, {
+        leftDocumentId: sizes,
+        rightDocumentId: paper,
+        fuzz: 5,
+        highlightColor: "rgb(232,17,45)",
+        lowlightColor: "#ccc"
+      })
       // Colours are shown as the spec's hex colours, however the request wrote them.
       expect(done.order).toMatchObject({ fuzz: 5, highlightColor: "#E8112D", lowlightColor: "#CCCCCC" })
       const target = done.order.targetDocumentId.id
-      const dimensions = (id: string) => call(`${base}/documents/${id}/layout`).pipe(Effect.map((r) => r.json.pageDimensionsList as Array<{ width: number; height: number }>))
+      const dimensions = (id: string) =>
+        call(`${base}/documents/${id}/layout`).pipe(
+          Effect.map((r) => r.json.pageDimensionsList as Array<{ width: number; height: number }>)
+        )
       const [left, right, result] = [yield* dimensions(sizes), yield* dimensions(paper), yield* dimensions(target)]
       expect(result).toHaveLength(14)
       // Each result page: as wide as the wider page, as tall as the taller one at that width.
@@ -126,9 +154,17 @@ layer(brokerTestLayer(defaultBackend.config), { timeout: 300_000 })("comparisons
       expect(badColour.status).toBe(400)
       expect(badColour.json.message).toContain("bright")
       // Every problem of the body is named: both colours and the fuzz.
-      const threeBad = yield* post({ leftDocumentId: doc, rightDocumentId: doc, fuzz: 101, highlightColor: "bright", lowlightColor: "dull" })
+      const threeBad = yield* post({
+        leftDocumentId: doc,
+        rightDocumentId: doc,
+        fuzz: 101,
+        highlightColor: "bright",
+        lowlightColor: "dull"
+      })
       expect(threeBad.status).toBe(400)
-      for (const named of ["fuzz", "'bright' is not a colour", "'dull' is not a colour"]) expect(threeBad.json.message).toContain(named)
+      for (const named of ["fuzz", "'bright' is not a colour", "'dull' is not a colour"]) {
+        expect(threeBad.json.message).toContain(named)
+      }
       expect((yield* post({ leftDocumentId: doc, rightDocumentId: "b64_missing" })).status).toBe(404)
       const mail = yield* uploadOk(base, corpusFile("office/fake-email-attachment.eml"))
       const composite = yield* post({ leftDocumentId: doc, rightDocumentId: mail })
@@ -139,7 +175,9 @@ layer(brokerTestLayer(defaultBackend.config), { timeout: 300_000 })("comparisons
       expect((yield* call(`${base}/difference?leftDocumentId=${doc}&rightDocumentId=b64_missing`)).status).toBe(404)
 
       const queued = (yield* post({ leftDocumentId: doc, rightDocumentId: doc })).json.comparisonOrderId.id
-      expect(((yield* call(`${base}/comparisons`)).json as Array<any>).map((o) => o.comparisonOrderId.id)).toContain(queued)
+      expect(((yield* call(`${base}/comparisons`)).json as Array<any>).map((o) => o.comparisonOrderId.id)).toContain(
+        queued
+      )
       expect((yield* call(`${base}/comparisons/${queued}`, { method: "DELETE" })).status).toBe(200)
       expect((yield* call(`${base}/comparisons/${queued}`)).status).toBe(404)
     }))

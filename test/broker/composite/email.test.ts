@@ -10,11 +10,11 @@ import { createHash, randomBytes } from "node:crypto"
 import { mkdtempSync, readFileSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import * as path from "node:path"
-import { BlobStore } from "../../../src/services/common/BlobStore.ts"
+import { PdfEngineLive } from "../../../src/layers/Broker.ts"
 import { expandEmail } from "../../../src/services/broker/composite/Email.ts"
 import type { PartEntry, PartFile } from "../../../src/services/broker/composite/Parts.ts"
+import { BlobStore } from "../../../src/services/common/BlobStore.ts"
 import { StorageConfig } from "../../../src/services/common/StorageConfig.ts"
-import { PdfEngineLive } from "../../../src/layers/Broker.ts"
 import { CORPUS } from "../../support/backends.ts"
 
 const OFFICE = path.join(CORPUS, "office")
@@ -36,13 +36,15 @@ const write = (name: string, text: string) => {
   return file
 }
 
-const files = (parts: ReadonlyArray<PartEntry>): ReadonlyArray<PartFile> => parts.map((part) => {
-  if (part.kind !== "file") throw new Error("an email has no folders")
-  return part
-})
+const files = (parts: ReadonlyArray<PartEntry>): ReadonlyArray<PartFile> =>
+  parts.map((part) => {
+    if (part.kind !== "file") throw new Error("an email has no folders")
+    return part
+  })
 
 /** Name, type and size of each part, in order. */
-const listing = (parts: ReadonlyArray<PartEntry>) => files(parts).map((part) => [part.index, part.name, part.mimeType, part.size])
+const listing = (parts: ReadonlyArray<PartEntry>) =>
+  files(parts).map((part) => [part.index, part.name, part.mimeType, part.size])
 
 const text = (part: PartFile | undefined) =>
   Effect.gen(function*() {
@@ -125,7 +127,8 @@ layer(ServicesLive, { timeout: 120_000 })("expandEmail", (it) => {
   })
 
   describe("written messages", () => {
-    const forwarded = (disposition: string) => `From: Outer <outer@example.com>
+    const forwarded = (disposition: string) =>
+      `From: Outer <outer@example.com>
 To: someone@example.com
 Subject: Outer message
 Date: Tue, 2 Jan 2024 10:00:00 +0000
@@ -163,12 +166,17 @@ JVBERi0xLjQK
 
     it.effect("an attached email is listed as message/rfc822 and stored as a text rendering of it", () =>
       Effect.gen(function*() {
-        const { parts, page } = yield* expand(write("forward.eml", forwarded(`Content-Disposition: attachment; filename="forwarded.eml"\n`)), "eml")
+        const { parts, page } = yield* expand(
+          write("forward.eml", forwarded(`Content-Disposition: attachment; filename="forwarded.eml"\n`)),
+          "eml"
+        )
         expect(listing(parts).map(([index, name, mimeType]) => [index, name, mimeType])).toEqual([
           [0, "Outer message", "text/html"],
           [1, "forwarded.eml", "message/rfc822"]
         ])
-        expect(page).toContain(`<pre style="white-space:pre-wrap">See the forwarded message &amp; &lt;its&gt; attachment.`)
+        expect(page).toContain(
+          `<pre style="white-space:pre-wrap">See the forwarded message &amp; &lt;its&gt; attachment.`
+        )
         const rendering = yield* text(parts[1])
         expect(rendering).toBe(
           [
@@ -203,7 +211,9 @@ JVBERi0xLjQK
       Effect.gen(function*() {
         const shown = randomBytes(48)
         const unshown = randomBytes(40)
-        const file = write("related.eml", `From: a@example.com
+        const file = write(
+          "related.eml",
+          `From: a@example.com
 To: b@example.com
 Subject: Inline
 MIME-Version: 1.0
@@ -228,16 +238,24 @@ Content-Transfer-Encoding: base64
 
 ${unshown.toString("base64")}
 --rel--
-`)
+`
+        )
         const { parts, page } = yield* expand(file, "eml")
-        expect(listing(parts)).toEqual([[0, "Inline", "text/html", parts[0]!.size], [1, "other.gif", "image/gif", unshown.length]])
+        expect(listing(parts)).toEqual([[0, "Inline", "text/html", parts[0]!.size], [
+          1,
+          "other.gif",
+          "image/gif",
+          unshown.length
+        ]])
         expect(page).toContain(`<img src="data:image/png;base64,${shown.toString("base64")}" alt="logo" />`)
         expect(page).not.toContain("cid:")
       }))
 
     it.effect("scripts, handlers, frames and every remote or local reference are gone from part 0", () =>
       Effect.gen(function*() {
-        const file = write("hostile.eml", `From: x@example.com
+        const file = write(
+          "hostile.eml",
+          `From: x@example.com
 To: y@example.com
 Subject: <Hostile> & "quoted"
 MIME-Version: 1.0
@@ -255,11 +273,32 @@ Content-Type: text/html; charset=utf-8
 <svg><image href="http://evil.example/svg.png"/></svg><!--[if mso]><img src="http://evil.example/mso.png"><![endif]-->
 <form action="http://evil.example/post"><input type="image" src="http://evil.example/btn.png"></form>
 <table background="http://evil.example/t.png"><tr><td>cell</td></tr></table></body></html>
-`)
+`
+        )
         const { parts, page } = yield* expand(file, "eml")
         expect(parts).toHaveLength(1)
         expectPage(page)
-        for (const forbidden of ["evil.example", "<script", "alert(", "onload", "onclick", "<iframe", "<object", "<embed", "@import", "javascript:", "file:", "local.png", "<link", "<base", "refresh", "<svg", "srcset"]) {
+        for (
+          const forbidden of [
+            "evil.example",
+            "<script",
+            "alert(",
+            "onload",
+            "onclick",
+            "<iframe",
+            "<object",
+            "<embed",
+            "@import",
+            "javascript:",
+            "file:",
+            "local.png",
+            "<link",
+            "<base",
+            "refresh",
+            "<svg",
+            "srcset"
+          ]
+        ) {
           expect(page, forbidden).not.toContain(forbidden)
         }
         expect(page).toContain("<title>&lt;Hostile&gt; &amp; &quot;quoted&quot;</title>")
@@ -272,7 +311,9 @@ Content-Type: text/html; charset=utf-8
 
     it.effect("CSS cannot close its <style> through an escape, and a commented-out style sheet still applies", () =>
       Effect.gen(function*() {
-        const file = write("style-escape.eml", `From: x@example.com
+        const file = write(
+          "style-escape.eml",
+          `From: x@example.com
 To: y@example.com
 Subject: Styles
 MIME-Version: 1.0
@@ -280,7 +321,8 @@ Content-Type: text/html; charset=utf-8
 
 <html><head><style><!-- p { color: blue } --></style></head><body>
 <style>.a { content: "\\3c/style\\3e\\3cimg src=http://evil.example/x.png\\3e" }</style><p class="a">text</p></body></html>
-`)
+`
+        )
         const { page } = yield* expand(file, "eml")
         // The would-be markup stays text inside the second style sheet: only the two sheets' own end tags end a sheet.
         expect(page).toContain(`content: "<\\/style><img src=http://evil.example/x.png>"`)
@@ -292,7 +334,9 @@ Content-Type: text/html; charset=utf-8
     it.effect("an image referenced by cid: from an element that is dropped stays listed as an attachment", () =>
       Effect.gen(function*() {
         const image = randomBytes(32)
-        const file = write("dropped-cid.eml", `From: a@example.com
+        const file = write(
+          "dropped-cid.eml",
+          `From: a@example.com
 To: b@example.com
 Subject: Dropped
 MIME-Version: 1.0
@@ -310,15 +354,24 @@ Content-Transfer-Encoding: base64
 
 ${image.toString("base64")}
 --rel--
-`)
+`
+        )
         const { parts, page } = yield* expand(file, "eml")
-        expect(listing(parts)).toEqual([[0, "Dropped", "text/html", parts[0]!.size], [1, "pic.png", "image/png", image.length]])
+        expect(listing(parts)).toEqual([[0, "Dropped", "text/html", parts[0]!.size], [
+          1,
+          "pic.png",
+          "image/png",
+          image.length
+        ]])
         expect(page).not.toContain("data:image/png")
       }))
 
     it.effect("a message without a subject is titled (no subject)", () =>
       Effect.gen(function*() {
-        const { parts, page } = yield* expand(write("bare.eml", "From: a@example.com\nTo: b@example.com\n\nJust text.\n"), "eml")
+        const { parts, page } = yield* expand(
+          write("bare.eml", "From: a@example.com\nTo: b@example.com\n\nJust text.\n"),
+          "eml"
+        )
         expect(parts[0]!.name).toBe("(no subject)")
         expect(page).toContain("Just text.")
       }))

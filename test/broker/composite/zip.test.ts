@@ -12,9 +12,9 @@ import { createHash, randomBytes } from "node:crypto"
 import { existsSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import * as path from "node:path"
-import { BlobStore } from "../../../src/services/common/BlobStore.ts"
 import { type PartEntry, PartsFromJson } from "../../../src/services/broker/composite/Parts.ts"
 import { expandZip } from "../../../src/services/broker/composite/Zip.ts"
+import { BlobStore } from "../../../src/services/common/BlobStore.ts"
 import { StorageConfig } from "../../../src/services/common/StorageConfig.ts"
 import { CORPUS } from "../../support/backends.ts"
 
@@ -35,7 +35,9 @@ const same = (a: Uint8Array, b: Uint8Array) => Buffer.from(a).equals(Buffer.from
 /** The blobs in the store, by name (temporary files under incoming/ included, so leftovers show). */
 const storedBlobs = (): ReadonlyArray<string> => {
   const root = path.join(dataDir, "blobs")
-  return readdirSync(root, { recursive: true, withFileTypes: true }).filter((entry) => entry.isFile()).map((entry) => path.join(entry.parentPath, entry.name)).sort()
+  return readdirSync(root, { recursive: true, withFileTypes: true }).filter((entry) => entry.isFile()).map((entry) =>
+    path.join(entry.parentPath, entry.name)
+  ).sort()
 }
 
 /** An entry's bytes as `unzip -p` gives them (fflate where unzip is not installed). */
@@ -54,7 +56,8 @@ const write = (name: string, bytes: Uint8Array) => {
   return file
 }
 
-const withConfig = (settings: Record<string, string>) => Effect.withConfigProvider(ConfigProvider.fromMap(new Map(Object.entries(settings))))
+const withConfig = (settings: Record<string, string>) =>
+  Effect.withConfigProvider(ConfigProvider.fromMap(new Map(Object.entries(settings))))
 
 /** The tree without hashes and sizes, to compare shapes. */
 const shape = (parts: ReadonlyArray<PartEntry>): ReadonlyArray<unknown> =>
@@ -86,7 +89,14 @@ layer(BlobsLive)("expandZip", (it) => {
             kind: "folder",
             index: 2,
             name: "images",
-            children: [{ kind: "file", index: 3, name: "smile.gif", mimeType: null, hash: sha256(smile), size: smile.length }]
+            children: [{
+              kind: "file",
+              index: 3,
+              name: "smile.gif",
+              mimeType: null,
+              hash: sha256(smile),
+              size: smile.length
+            }]
           }
         ])
         const blobs = yield* BlobStore
@@ -102,7 +112,14 @@ layer(BlobsLive)("expandZip", (it) => {
         const inner = reference(zip, "zip_within_zip.zip")
         expect(parts).toEqual([
           { kind: "file", index: 1, name: "Hello.txt", mimeType: null, hash: sha256(hello), size: hello.length },
-          { kind: "file", index: 2, name: "zip_within_zip.zip", mimeType: null, hash: sha256(inner), size: inner.length }
+          {
+            kind: "file",
+            index: 2,
+            name: "zip_within_zip.zip",
+            mimeType: null,
+            hash: sha256(inner),
+            size: inner.length
+          }
         ])
         const blobs = yield* BlobStore
         expect(same(yield* blobs.read(sha256(inner)), inner)).toBe(true)
@@ -116,18 +133,21 @@ layer(BlobsLive)("expandZip", (it) => {
       Effect.gen(function*() {
         const inner = zipSync({ "inside.txt": strToU8("inside") })
         const evil = randomBytes(32)
-        const file = write("tree.zip", zipSync({
-          "docs/": new Uint8Array(),
-          "docs/a.txt": strToU8("a"),
-          "docs/sub/deeper/b.txt": strToU8("b"),
-          "top.txt": strToU8("top"),
-          "docs/c.txt": strToU8("c"),
-          "empty/": new Uint8Array(),
-          "inner.zip": inner,
-          "__MACOSX/._top.txt": strToU8("resource fork"),
-          "docs/.DS_Store": strToU8("finder"),
-          "../../evil.txt": evil
-        }))
+        const file = write(
+          "tree.zip",
+          zipSync({
+            "docs/": new Uint8Array(),
+            "docs/a.txt": strToU8("a"),
+            "docs/sub/deeper/b.txt": strToU8("b"),
+            "top.txt": strToU8("top"),
+            "docs/c.txt": strToU8("c"),
+            "empty/": new Uint8Array(),
+            "inner.zip": inner,
+            "__MACOSX/._top.txt": strToU8("resource fork"),
+            "docs/.DS_Store": strToU8("finder"),
+            "../../evil.txt": evil
+          })
+        )
         const parts = yield* expandZip(file)
         expect(shape(parts)).toEqual([
           [1, "docs", [[2, "a.txt"], [3, "sub", [[4, "deeper", [[5, "b.txt"]]]]], [6, "c.txt"]]],
@@ -149,7 +169,13 @@ layer(BlobsLive)("expandZip", (it) => {
         const parts = yield* expandZip(path.join(OFFICE, "all.windows.zip"))
         const json = yield* Schema.encode(PartsFromJson)(parts)
         expect(yield* Schema.decodeUnknown(PartsFromJson)(json)).toEqual(parts)
-        expect(Either.isLeft(Schema.decodeUnknownEither(PartsFromJson)(`[{"kind":"file","index":1,"name":"x","mimeType":null,"hash":"nothex","size":1}]`)))
+        expect(
+          Either.isLeft(
+            Schema.decodeUnknownEither(PartsFromJson)(
+              `[{"kind":"file","index":1,"name":"x","mimeType":null,"hash":"nothex","size":1}]`
+            )
+          )
+        )
           .toBe(true)
       }))
   })
@@ -158,14 +184,20 @@ layer(BlobsLive)("expandZip", (it) => {
     it.effect("more entries than ZIP_MAX_ENTRIES", () =>
       Effect.gen(function*() {
         const before = storedBlobs()
-        const file = write("many.zip", zipSync(Object.fromEntries(Array.from({ length: 5 }, (_, i) => [`f${i}.txt`, randomBytes(16)]))))
+        const file = write(
+          "many.zip",
+          zipSync(Object.fromEntries(Array.from({ length: 5 }, (_, i) => [`f${i}.txt`, randomBytes(16)])))
+        )
         expect(yield* rejection(file).pipe(withConfig({ ZIP_MAX_ENTRIES: "3" }))).toMatch(/ZIP_MAX_ENTRIES/)
         expect(storedBlobs()).toEqual(before)
         expect(shape(yield* expandZip(file).pipe(withConfig({ ZIP_MAX_ENTRIES: "5" })))).toHaveLength(5)
       }))
 
     const bomb = () =>
-      write("bomb.zip", zipSync({ "first.txt": randomBytes(100_000), "zeros.bin": new Uint8Array(50 * 1024 * 1024) }, { level: 9 }))
+      write(
+        "bomb.zip",
+        zipSync({ "first.txt": randomBytes(100_000), "zeros.bin": new Uint8Array(50 * 1024 * 1024) }, { level: 9 })
+      )
 
     it.effect("a 50 MB entry of zeros over ZIP_MAX_RATIO, counted while decompressing, leaves no blob", () =>
       Effect.gen(function*() {
@@ -183,7 +215,11 @@ layer(BlobsLive)("expandZip", (it) => {
       Effect.gen(function*() {
         const file = bomb()
         const before = storedBlobs()
-        expect(yield* rejection(file).pipe(withConfig({ ZIP_MAX_TOTAL_BYTES: String(5 * 1024 * 1024), ZIP_MAX_RATIO: "100000" })))
+        expect(
+          yield* rejection(file).pipe(
+            withConfig({ ZIP_MAX_TOTAL_BYTES: String(5 * 1024 * 1024), ZIP_MAX_RATIO: "100000" })
+          )
+        )
           .toMatch(/ZIP_MAX_TOTAL_BYTES/)
         expect(storedBlobs()).toEqual(before)
       }))

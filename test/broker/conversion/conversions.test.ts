@@ -5,7 +5,7 @@
 import { expect, layer } from "@effect/vitest"
 import { Effect } from "effect"
 import { zipSync } from "fflate"
-import { BrokerUrl, brokerTestLayer } from "../../../src/layers/Test.ts"
+import { brokerTestLayer, BrokerUrl } from "../../../src/layers/Test.ts"
 import { defaultBackend } from "../../support/backends.ts"
 import { call, corpusFile, upload, uploadOk } from "../../support/http.ts"
 
@@ -42,12 +42,20 @@ layer(brokerTestLayer(defaultBackend.config), { timeout: 240_000 })("conversions
       expect(layout.pageDimensionsList.length).toBe(1)
       // Once the layout is there, the order is done.
       const order = (yield* call(`${base}/conversions/${orderId}`)).json
-      expect(order).toMatchObject({ conversionOrderId: { id: orderId }, documentId: { id }, currentState: "PROCESSED", format: "pdf", errorMessage: null })
+      expect(order).toMatchObject({
+        conversionOrderId: { id: orderId },
+        documentId: { id },
+        currentState: "PROCESSED",
+        format: "pdf",
+        errorMessage: null
+      })
       expect(order.queuedDate).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/)
       expect(order.processedDate >= order.queuedDate).toBe(true)
       expect(Number.isInteger(order.processingTime) && order.processingTime > 0).toBe(true)
       expect(Number.isInteger(order.queuedTime) && order.queuedTime >= 0).toBe(true)
-      const listed = (yield* call(`${base}/conversions`)).json.find((o: { conversionOrderId: { id: string } }) => o.conversionOrderId.id === orderId)
+      const listed = (yield* call(`${base}/conversions`)).json.find((o: { conversionOrderId: { id: string } }) =>
+        o.conversionOrderId.id === orderId
+      )
       expect(listed.currentState).toBe("PROCESSED")
       expect("queuedTime" in listed).toBe(false)
 
@@ -56,7 +64,9 @@ layer(brokerTestLayer(defaultBackend.config), { timeout: 240_000 })("conversions
       const pdf = yield* call(`${base}/documents/${id}/file?format=pdf`)
       expect(pdf.contentType).toBe("application/pdf")
       expect(pdf.bytes.subarray(0, 5).toString()).toBe("%PDF-")
-      expect((yield* call(`${base}/documents/${id}/file`)).bytes.equals(corpusFile("office/docx-tables.docx"))).toBe(true)
+      expect((yield* call(`${base}/documents/${id}/file`)).bytes.equals(corpusFile("office/docx-tables.docx"))).toBe(
+        true
+      )
     }))
 
   it.effect("POST /conversions queues an order that ends PROCESSED; bad requests get 400 and 404", () =>
@@ -72,10 +82,21 @@ layer(brokerTestLayer(defaultBackend.config), { timeout: 240_000 })("conversions
       expect((yield* post(`${base}/conversions`, { documentId: { id }, format: "docx" })).status).toBe(400)
       expect((yield* post(`${base}/conversions`, { format: "pdf" })).status).toBe(400)
       expect((yield* post(`${base}/conversions`, { documentId: { id: "nope" }, format: "pdf" })).status).toBe(404)
-      const malformed = yield* call(`${base}/conversions`, { method: "POST", headers: { "content-type": "application/json" }, body: "{" })
+      const malformed = yield* call(`${base}/conversions`, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: "{"
+      })
       expect(malformed.status).toBe(400)
-      expect(malformed.json).toEqual({ _tag: "InvalidRequest", message: "The request body could not be read: it is not valid JSON" })
-      const asText = yield* call(`${base}/conversions`, { method: "POST", headers: { "content-type": "text/plain" }, body: JSON.stringify({ documentId: { id }, format: "pdf" }) })
+      expect(malformed.json).toEqual({
+        _tag: "InvalidRequest",
+        message: "The request body could not be read: it is not valid JSON"
+      })
+      const asText = yield* call(`${base}/conversions`, {
+        method: "POST",
+        headers: { "content-type": "text/plain" },
+        body: JSON.stringify({ documentId: { id }, format: "pdf" })
+      })
       expect(asText.status).toBe(400)
       expect(asText.json.message).toMatch(/Content-Type: application\/json/)
       const missing = yield* post(`${base}/conversions`, { format: "pdf" })
@@ -145,7 +166,9 @@ layer(brokerTestLayer(defaultBackend.config), { timeout: 240_000 })("conversions
       const asText = yield* uploadOk(base, bytes, "?documentTitle=values.txt")
       const asCsv = yield* uploadOk(base, bytes, "?documentTitle=values.csv")
       const textOf = (id: string) =>
-        call(`${base}/documents/${id}/pages/0/text/position`).pipe(Effect.map((r) => r.json.positionTextList.map((t: { text: string }) => t.text).join(" ")))
+        call(`${base}/documents/${id}/pages/0/text/position`).pipe(
+          Effect.map((r) => r.json.positionTextList.map((t: { text: string }) => t.text).join(" "))
+        )
       expect((yield* call(`${base}/documents/${asText}`)).json.format).toBe("text")
       expect((yield* call(`${base}/documents/${asCsv}`)).json.format).toBe("csv")
       // Plain text keeps the commas; the spreadsheet puts each value in a cell of its own.
@@ -161,7 +184,10 @@ layer(brokerTestLayer(defaultBackend.config), { timeout: 240_000 })("conversions
     Effect.gen(function*() {
       const base = yield* BrokerUrl
       const documentId = `layout-${Date.now()}`
-      const registered = yield* post(`${base}/documents/layout`, { documentId, pageDimensionsList: [{ width: 612, height: 792, rotation: 0, dpi: 72 }] })
+      const registered = yield* post(`${base}/documents/layout`, {
+        documentId,
+        pageDimensionsList: [{ width: 612, height: 792, rotation: 0, dpi: 72 }]
+      })
       expect(registered.status).toBe(200)
       const created = (yield* post(`${base}/conversions`, { documentId: { id: documentId }, format: "pdf" })).json
       const order = yield* awaitState(base, created.conversionOrderId.id, ["PROCESSED", "FAILED"])

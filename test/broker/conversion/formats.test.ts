@@ -10,8 +10,8 @@ import { randomBytes } from "node:crypto"
 import { copyFileSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import * as path from "node:path"
-import { decodeAs, decodeText, toUtf8Html } from "../../../src/services/broker/conversion/TextEncoding.ts"
 import { type DetectedFormat, detectFile } from "../../../src/services/broker/conversion/FormatDetector.ts"
+import { decodeAs, decodeText, toUtf8Html } from "../../../src/services/broker/conversion/TextEncoding.ts"
 import { CORPUS } from "../../support/backends.ts"
 import { loopingCompoundFile } from "../../support/compound-files.ts"
 
@@ -97,7 +97,9 @@ describe("detectFile on the office corpus", () => {
         const withoutName = WITHOUT_NAME[name] ?? expected
         expect(yield* detect(file, null)).toEqual(withoutName)
         // A name claiming something else changes nothing content decides.
-        expect(yield* detect(file, "misleading.docx")).toEqual(withoutName.kind === "protected" ? { ...withoutName, format: "docx", mimeType: DOCX } : withoutName)
+        expect(yield* detect(file, "misleading.docx")).toEqual(
+          withoutName.kind === "protected" ? { ...withoutName, format: "docx", mimeType: DOCX } : withoutName
+        )
       }))
   }
 })
@@ -173,37 +175,69 @@ describe("detectFile on the edges", () => {
       const text = "Grüße, 東京\nsecond line\n"
       const utf16le = Buffer.from(text, "utf16le")
       const utf16be = Buffer.from(utf16le).swap16()
-      expect((yield* detect(write("le-bom.txt", Buffer.concat([Buffer.from([0xff, 0xfe]), utf16le])), null))?.format).toBe("text")
-      expect((yield* detect(write("be-bom.txt", Buffer.concat([Buffer.from([0xfe, 0xff]), utf16be])), null))?.format).toBe("text")
-      expect((yield* detect(write("le.txt", Buffer.from("plain ASCII text in UTF-16", "utf16le")), null))?.format).toBe("text")
+      expect((yield* detect(write("le-bom.txt", Buffer.concat([Buffer.from([0xff, 0xfe]), utf16le])), null))?.format)
+        .toBe("text")
+      expect((yield* detect(write("be-bom.txt", Buffer.concat([Buffer.from([0xfe, 0xff]), utf16be])), null))?.format)
+        .toBe("text")
+      expect((yield* detect(write("le.txt", Buffer.from("plain ASCII text in UTF-16", "utf16le")), null))?.format).toBe(
+        "text"
+      )
       const utf32 = Buffer.alloc(4 * 3)
       ;[0xfeff, 0x48, 0x1f600].forEach((cp, i) => utf32.writeUInt32LE(cp, 4 * i))
       expect((yield* detect(write("utf32.txt", utf32), null))?.format).toBe("text")
-      expect((yield* detect(write("cp1252.txt", Buffer.from([0x63, 0x61, 0x66, 0xe9, 0x20, 0x93, 0x71, 0x94, 0x0a])), null))?.format).toBe("text")
+      expect(
+        (yield* detect(write("cp1252.txt", Buffer.from([0x63, 0x61, 0x66, 0xe9, 0x20, 0x93, 0x71, 0x94, 0x0a])), null))
+          ?.format
+      ).toBe("text")
     }))
 
   it.effect("ZIP packages by what they hold: OOXML by [Content_Types].xml, ODF by mimetype, else an archive", () =>
     Effect.gen(function*() {
       const enc = (s: string) => new TextEncoder().encode(s)
-      const docx = write("fake.bin", zipSync({
-        "[Content_Types].xml": enc(
-          `<Types><Override PartName="/word/document.xml" ContentType="application/vnd.openxmlformats-officedocument.wordprocessingml.document.main+xml"/></Types>`
-        ),
-        "word/document.xml": enc("<w:document/>")
-      }))
+      const docx = write(
+        "fake.bin",
+        zipSync({
+          "[Content_Types].xml": enc(
+            `<Types><Override PartName="/word/document.xml" ContentType="application/vnd.openxmlformats-officedocument.wordprocessingml.document.main+xml"/></Types>`
+          ),
+          "word/document.xml": enc("<w:document/>")
+        })
+      )
       expect((yield* detect(docx, "fake.zip"))?.format).toBe("docx")
-      const odp = write("slides.bin", zipSync({ mimetype: enc("application/vnd.oasis.opendocument.presentation"), "content.xml": enc("<x/>") }))
+      const odp = write(
+        "slides.bin",
+        zipSync({ mimetype: enc("application/vnd.oasis.opendocument.presentation"), "content.xml": enc("<x/>") })
+      )
       expect((yield* detect(odp, null))?.format).toBe("odp")
-      const lockedOdp = write("locked.bin", zipSync({
-        mimetype: enc("application/vnd.oasis.opendocument.presentation"),
-        "META-INF/manifest.xml": enc(`<manifest:manifest><manifest:file-entry manifest:full-path="content.xml"><manifest:encryption-data/></manifest:file-entry></manifest:manifest>`),
-        "content.xml": randomBytes(64)
-      }))
-      expect(yield* detect(lockedOdp, null)).toEqual({ format: "odp", mimeType: "application/vnd.oasis.opendocument.presentation", kind: "protected" })
-      const drawing = write("drawing.bin", zipSync({ mimetype: enc("application/vnd.oasis.opendocument.graphics"), "content.xml": enc("<x/>") }))
+      const lockedOdp = write(
+        "locked.bin",
+        zipSync({
+          mimetype: enc("application/vnd.oasis.opendocument.presentation"),
+          "META-INF/manifest.xml": enc(
+            `<manifest:manifest><manifest:file-entry manifest:full-path="content.xml"><manifest:encryption-data/></manifest:file-entry></manifest:manifest>`
+          ),
+          "content.xml": randomBytes(64)
+        })
+      )
+      expect(yield* detect(lockedOdp, null)).toEqual({
+        format: "odp",
+        mimeType: "application/vnd.oasis.opendocument.presentation",
+        kind: "protected"
+      })
+      const drawing = write(
+        "drawing.bin",
+        zipSync({ mimetype: enc("application/vnd.oasis.opendocument.graphics"), "content.xml": enc("<x/>") })
+      )
       expect(yield* detect(drawing, null)).toBeUndefined()
-      const archive = write("archive.docx", zipSync({ "notes.txt": enc("hello"), "word/readme.txt": enc("not a document") }))
-      expect(yield* detect(archive, "archive.docx")).toEqual({ format: "zip", mimeType: "application/zip", kind: "zip" })
+      const archive = write(
+        "archive.docx",
+        zipSync({ "notes.txt": enc("hello"), "word/readme.txt": enc("not a document") })
+      )
+      expect(yield* detect(archive, "archive.docx")).toEqual({
+        format: "zip",
+        mimeType: "application/zip",
+        kind: "zip"
+      })
     }))
 
   it.effect("encrypted legacy Word and Excel files are protected", () =>
@@ -212,18 +246,30 @@ describe("detectFile on the edges", () => {
       const doc = Buffer.from(readFileSync(path.join(OFFICE, "fake-doc-emphasized-text.doc")))
       const fib = findSectorStart(doc, (at) => doc.readUInt16LE(at) === 0xa5ec)
       doc[fib + 0x0b] = doc[fib + 0x0b]! | 0x01
-      expect(yield* detect(write("locked.doc", doc), "locked.doc")).toEqual({ format: "doc", mimeType: "application/msword", kind: "protected" })
+      expect(yield* detect(write("locked.doc", doc), "locked.doc")).toEqual({
+        format: "doc",
+        mimeType: "application/msword",
+        kind: "protected"
+      })
       // A FILEPASS record right after the workbook's BOF.
       const xls = Buffer.from(readFileSync(path.join(OFFICE, "tests-example.xls")))
       const bof = findSectorStart(xls, (at) => xls.readUInt16LE(at) === 0x0809 && xls.readUInt16LE(at + 4) === 0x0600)
       xls.writeUInt16LE(0x002f, bof + 4 + xls.readUInt16LE(bof + 2))
-      expect(yield* detect(write("locked.xls", xls), null)).toEqual({ format: "xls", mimeType: "application/vnd.ms-excel", kind: "protected" })
+      expect(yield* detect(write("locked.xls", xls), null)).toEqual({
+        format: "xls",
+        mimeType: "application/vnd.ms-excel",
+        kind: "protected"
+      })
     }))
 
   it.effect("a compound file whose sector chains loop is still answered, from the few sectors it needs", () =>
     Effect.gen(function*() {
       const file = loopingCompoundFile("WordDocument")
-      expect(yield* detect(write("looping.doc", file), null)).toEqual({ format: "doc", mimeType: "application/msword", kind: "office" })
+      expect(yield* detect(write("looping.doc", file), null)).toEqual({
+        format: "doc",
+        mimeType: "application/msword",
+        kind: "office"
+      })
     }))
 })
 
@@ -247,10 +293,19 @@ describe("text decoding", () => {
     expect(decodeText(Buffer.from([0xef, 0xbb, 0xbf, 0x68, 0xc3, 0xa9]))).toEqual({ text: "hé", encoding: "utf-8" })
     expect(decodeText(Buffer.from([0xff, 0xfe, 0x68, 0x00, 0xe9, 0x00]))).toEqual({ text: "hé", encoding: "utf-16le" })
     expect(decodeText(Buffer.from([0xfe, 0xff, 0x00, 0x68, 0x00, 0xe9]))).toEqual({ text: "hé", encoding: "utf-16be" })
-    expect(decodeText(Buffer.from([0xff, 0xfe, 0x00, 0x00, 0x00, 0xf6, 0x01, 0x00]))).toEqual({ text: "😀", encoding: "utf-32le" })
-    expect(decodeText(Buffer.from([0x00, 0x00, 0xfe, 0xff, 0x00, 0x01, 0xf6, 0x00]))).toEqual({ text: "😀", encoding: "utf-32be" })
+    expect(decodeText(Buffer.from([0xff, 0xfe, 0x00, 0x00, 0x00, 0xf6, 0x01, 0x00]))).toEqual({
+      text: "😀",
+      encoding: "utf-32le"
+    })
+    expect(decodeText(Buffer.from([0x00, 0x00, 0xfe, 0xff, 0x00, 0x01, 0xf6, 0x00]))).toEqual({
+      text: "😀",
+      encoding: "utf-32be"
+    })
     expect(decodeText(Buffer.from("Grüße 東京", "utf8"))).toEqual({ text: "Grüße 東京", encoding: "utf-8" })
-    expect(decodeText(Buffer.from([0x63, 0x61, 0x66, 0xe9, 0x20, 0x80]))).toEqual({ text: "café €", encoding: "windows-1252" })
+    expect(decodeText(Buffer.from([0x63, 0x61, 0x66, 0xe9, 0x20, 0x80]))).toEqual({
+      text: "café €",
+      encoding: "windows-1252"
+    })
   })
 
   it("windows-1252 bytes 0x80–0x9F are its characters (WHATWG), not the C1 controls of Latin-1", () => {
@@ -274,7 +329,9 @@ describe("text decoding", () => {
   it("toUtf8Html honours <meta charset> and the XML declaration, and inserts a declaration where there is none", () => {
     // "Привет" in windows-1251
     const cyrillic = Buffer.concat([
-      Buffer.from(`<html><head><meta http-equiv="Content-Type" content="text/html; charset=windows-1251"><title>t</title></head><body>`),
+      Buffer.from(
+        `<html><head><meta http-equiv="Content-Type" content="text/html; charset=windows-1251"><title>t</title></head><body>`
+      ),
       Buffer.from([0xcf, 0xf0, 0xe8, 0xe2, 0xe5, 0xf2]),
       Buffer.from("</body></html>")
     ])
@@ -296,7 +353,9 @@ describe("text decoding", () => {
     expect(fragment.startsWith(`<meta charset="utf-8">`)).toBe(true)
     expect(fragment).toContain("<p>naïve</p>")
     // A BOM beats a (wrong) declaration.
-    const bom = toUtf8Html(Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from(`<meta charset="shift_jis"><p>é</p>`, "utf8")]))
+    const bom = toUtf8Html(
+      Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from(`<meta charset="shift_jis"><p>é</p>`, "utf8")])
+    )
     expect(bom).toContain("<p>é</p>")
     expect(bom).not.toContain("shift_jis")
   })
@@ -305,12 +364,36 @@ describe("text decoding", () => {
 describe("legacy encodings", () => {
   // Short sentences as the encoders of their languages write them (bytes from Python's codecs).
   const samples: ReadonlyArray<readonly [string, string, string]> = [
-    ["shift_jis", "日本語のテキストです。これはテストの文書です。東京都", "93fa967b8cea82cc8365834c8358836782c582b7814282b182ea82cd83658358836782cc95b68f9182c582b78142938c8b9e9373"],
-    ["euc-jp", "日本語のテキストです。これはテストの文書です。東京都", "c6fccbdcb8eca4cea5c6a5ada5b9a5c8a4c7a4b9a1a3a4b3a4eca4cfa5c6a5b9a5c8a4cecab8bdf1a4c7a4b9a1a3c5ecb5fec5d4"],
-    ["gb18030", "这是一个中文文本文件，用于测试编码检测。北京", "d5e2cac7d2bbb8f6d6d0cec4cec4b1becec4bcfea3acd3c3d3dab2e2cad4b1e0c2ebbcecb2e2a1a3b1b1bea9"],
-    ["big5", "這是一個中文文本文件，用於測試編碼檢測。台北", "b36fac4fa440add3a4a4a4e5a4e5a5bba4e5a5f3a141a5cea9f3b4fab8d5bd73bd58c0cbb4faa143a578a55f"],
-    ["koi8-r", "Привет мир, это проверка кодировки текста для документа", "f0d2c9d7c5d420cdc9d22c20dcd4cf20d0d2cfd7c5d2cbc120cbcfc4c9d2cfd7cbc920d4c5cbd3d4c120c4ccd120c4cfcbd5cdc5ced4c1"],
-    ["windows-1251", "Привет мир, это проверка кодировки текста для документа", "cff0e8e2e5f220ece8f02c20fdf2ee20eff0eee2e5f0eae020eaeee4e8f0eee2eae820f2e5eaf1f2e020e4ebff20e4eeeaf3ece5edf2e0"]
+    [
+      "shift_jis",
+      "日本語のテキストです。これはテストの文書です。東京都",
+      "93fa967b8cea82cc8365834c8358836782c582b7814282b182ea82cd83658358836782cc95b68f9182c582b78142938c8b9e9373"
+    ],
+    [
+      "euc-jp",
+      "日本語のテキストです。これはテストの文書です。東京都",
+      "c6fccbdcb8eca4cea5c6a5ada5b9a5c8a4c7a4b9a1a3a4b3a4eca4cfa5c6a5b9a5c8a4cecab8bdf1a4c7a4b9a1a3c5ecb5fec5d4"
+    ],
+    [
+      "gb18030",
+      "这是一个中文文本文件，用于测试编码检测。北京",
+      "d5e2cac7d2bbb8f6d6d0cec4cec4b1becec4bcfea3acd3c3d3dab2e2cad4b1e0c2ebbcecb2e2a1a3b1b1bea9"
+    ],
+    [
+      "big5",
+      "這是一個中文文本文件，用於測試編碼檢測。台北",
+      "b36fac4fa440add3a4a4a4e5a4e5a5bba4e5a5f3a141a5cea9f3b4fab8d5bd73bd58c0cbb4faa143a578a55f"
+    ],
+    [
+      "koi8-r",
+      "Привет мир, это проверка кодировки текста для документа",
+      "f0d2c9d7c5d420cdc9d22c20dcd4cf20d0d2cfd7c5d2cbc120cbcfc4c9d2cfd7cbc920d4c5cbd3d4c120c4ccd120c4cfcbd5cdc5ced4c1"
+    ],
+    [
+      "windows-1251",
+      "Привет мир, это проверка кодировки текста для документа",
+      "cff0e8e2e5f220ece8f02c20fdf2ee20eff0eee2e5f0eae020eaeee4e8f0eee2eae820f2e5eaf1f2e020e4ebff20e4eeeaf3ece5edf2e0"
+    ]
   ]
   for (const [encoding, text, hex] of samples) {
     it.effect(`${encoding} text is recognised as text and decoded`, () =>
@@ -321,7 +404,11 @@ describe("legacy encodings", () => {
         writeFileSync(path.join(dir, "note"), bytes)
         expect((yield* detectFile(path.join(dir, "note"), "note.txt"))?.format).toBe("text")
         // The same bytes in an HTML page that names its charset.
-        const html = Buffer.concat([Buffer.from(`<html><head><meta charset="${encoding}"></head><body><p>`), bytes, Buffer.from("</p></body></html>")])
+        const html = Buffer.concat([
+          Buffer.from(`<html><head><meta charset="${encoding}"></head><body><p>`),
+          bytes,
+          Buffer.from("</p></body></html>")
+        ])
         writeFileSync(path.join(dir, "page"), html)
         expect((yield* detectFile(path.join(dir, "page"), "page.html"))?.format).toBe("html")
         expect(toUtf8Html(html)).toContain(text)
@@ -329,6 +416,9 @@ describe("legacy encodings", () => {
   }
 
   it("Western text that is not UTF-8 stays windows-1252", () => {
-    expect(decodeText(Buffer.from("Caf\xe9 cr\xe8me br\xfbl\xe9e \x80 5", "latin1"))).toEqual({ text: "Café crème brûlée € 5", encoding: "windows-1252" })
+    expect(decodeText(Buffer.from("Caf\xe9 cr\xe8me br\xfbl\xe9e \x80 5", "latin1"))).toEqual({
+      text: "Café crème brûlée € 5",
+      encoding: "windows-1252"
+    })
   })
 })

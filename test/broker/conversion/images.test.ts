@@ -10,7 +10,7 @@ import { mkdtempSync, readFileSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import * as path from "node:path"
 import sharp from "sharp"
-import { BrokerUrl, brokerTestLayer } from "../../../src/layers/Test.ts"
+import { brokerTestLayer, BrokerUrl } from "../../../src/layers/Test.ts"
 import { CORPUS, defaultBackend } from "../../support/backends.ts"
 import { call, pngSize, upload } from "../../support/http.ts"
 
@@ -34,7 +34,8 @@ const NAVY: Rgb = [0, 0, 128]
  */
 type Quadrants = readonly [Rgb, Rgb, Rgb, Rgb]
 
-const quadrantOf = (x: number, y: number, width: number, height: number) => (y < height / 2 ? 0 : 2) + (x < width / 2 ? 0 : 1)
+const quadrantOf = (x: number, y: number, width: number, height: number) =>
+  (y < height / 2 ? 0 : 2) + (x < width / 2 ? 0 : 1)
 
 /** Raw interleaved RGB pixels of the four blocks. */
 const blocks = (width: number, height: number, colours: Quadrants) => {
@@ -49,13 +50,22 @@ const fromRaw = (data: Buffer, width: number, height: number, pageHeight?: numbe
   sharp(data, { raw: { width, height, channels: 3, ...(pageHeight === undefined ? {} : { pageHeight }) } })
 
 /** A BMP file, BITMAPINFOHEADER, rows bottom-up and padded to 4 bytes, 2835 pixels per metre (72 dpi). */
-const bmpFile = (width: number, height: number, bitsPerPixel: 8 | 24, pixels: Buffer, palette: ReadonlyArray<Rgb> = [], rle = false) => {
+const bmpFile = (
+  width: number,
+  height: number,
+  bitsPerPixel: 8 | 24,
+  pixels: Buffer,
+  palette: ReadonlyArray<Rgb> = [],
+  rle = false
+) => {
   const rowBytes = Math.ceil((width * bitsPerPixel) / 32) * 4
   const rows: Array<Buffer> = []
   for (let y = height - 1; y >= 0; y--) {
     if (rle) {
       // BI_RLE8, encoded mode only: (count 1, index) per pixel, then end of line; end of bitmap last.
-      rows.push(Buffer.from([...pixels.subarray(y * width, (y + 1) * width)].flatMap((index) => [1, index]).concat([0, 0])))
+      rows.push(
+        Buffer.from([...pixels.subarray(y * width, (y + 1) * width)].flatMap((index) => [1, index]).concat([0, 0]))
+      )
       continue
     }
     const row = Buffer.alloc(rowBytes)
@@ -93,7 +103,9 @@ const bmpFile = (width: number, height: number, bitsPerPixel: 8 | 24, pixels: Bu
 /** The same blocks as 8-bit palette indices. */
 const paletteBlocks = (width: number, height: number) => {
   const indices = Buffer.alloc(width * height)
-  for (let y = 0; y < height; y++) for (let x = 0; x < width; x++) indices[y * width + x] = quadrantOf(x, y, width, height)
+  for (let y = 0; y < height; y++) {
+    for (let x = 0; x < width; x++) indices[y * width + x] = quadrantOf(x, y, width, height)
+  }
   return indices
 }
 
@@ -105,7 +117,9 @@ interface Case {
   readonly bytes: () => Promise<Buffer>
   readonly mimeType: string
   /** What each page must look like: colour blocks at known spots, or like the source frame. */
-  readonly looks: ReadonlyArray<{ readonly blocks: Quadrants; readonly tolerance: number } | { readonly like: () => Promise<Buffer> }>
+  readonly looks: ReadonlyArray<
+    { readonly blocks: Quadrants; readonly tolerance: number } | { readonly like: () => Promise<Buffer> }
+  >
   /** Pixel size of each page as displayed, when sharp cannot say (BMP). */
   readonly pixels?: ReadonlyArray<readonly [number, number]>
 }
@@ -130,11 +144,14 @@ const CASES: ReadonlyArray<Case> = [
     bytes: async () => corpusImage("english-and-korean.png"),
     mimeType: "image/png",
     // Transparent pixels are drawn on white, as the broker flattens them.
-    looks: [{ like: () => sharp(corpusImage("english-and-korean.png")).flatten({ background: "#ffffff" }).png().toBuffer() }]
+    looks: [{
+      like: () => sharp(corpusImage("english-and-korean.png")).flatten({ background: "#ffffff" }).png().toBuffer()
+    }]
   },
   {
     name: "a PNG at 150 dpi (generated)",
-    bytes: () => fromRaw(blocks(300, 200, [RED, GREEN, BLUE, BLACK]), 300, 200).withMetadata({ density: 150 }).png().toBuffer(),
+    bytes: () =>
+      fromRaw(blocks(300, 200, [RED, GREEN, BLUE, BLACK]), 300, 200).withMetadata({ density: 150 }).png().toBuffer(),
     mimeType: "image/png",
     looks: [{ blocks: [RED, GREEN, BLUE, BLACK], tolerance: LOSSLESS }]
   },
@@ -154,7 +171,9 @@ const CASES: ReadonlyArray<Case> = [
     // EXIF orientation 6: stored 160 x 120, shown turned a quarter clockwise, 120 x 160. The
     // stored left column becomes the top row: shown top left is the stored bottom left, and so on.
     name: "a JPEG with EXIF orientation 6 (generated)",
-    bytes: () => fromRaw(blocks(160, 120, JPEG_STORED), 160, 120).withMetadata({ orientation: 6 }).jpeg({ quality: 95 }).toBuffer(),
+    bytes: () =>
+      fromRaw(blocks(160, 120, JPEG_STORED), 160, 120).withMetadata({ orientation: 6 }).jpeg({ quality: 95 })
+        .toBuffer(),
     mimeType: "image/jpeg",
     looks: [{ blocks: [JPEG_STORED[2], JPEG_STORED[0], JPEG_STORED[3], JPEG_STORED[1]], tolerance: LOSSY }]
   },
@@ -199,7 +218,9 @@ const CASES: ReadonlyArray<Case> = [
     name: "a 2-page TIFF (corpus: layout-parser-paper-combined.tiff)",
     bytes: async () => corpusImage("layout-parser-paper-combined.tiff"),
     mimeType: "image/tiff",
-    looks: [0, 1].map((page) => ({ like: () => sharp(corpusImage("layout-parser-paper-combined.tiff"), { page }).png().toBuffer() }))
+    looks: [0, 1].map((page) => ({
+      like: () => sharp(corpusImage("layout-parser-paper-combined.tiff"), { page }).png().toBuffer()
+    }))
   }
 ]
 
@@ -227,7 +248,6 @@ const expectedPages = async (testCase: Case, bytes: Buffer) => {
 
 // ---- helpers ----------------------------------------------------------------------------------
 
-
 const pdfinfo = (pdf: Buffer) => {
   const file = path.join(scratch, `rendition-${Math.random().toString(36).slice(2)}.pdf`)
   writeFileSync(file, pdf)
@@ -235,7 +255,10 @@ const pdfinfo = (pdf: Buffer) => {
   expect(summary.status, summary.stderr).toBe(0)
   const count = Number(/^Pages:\s+(\d+)/m.exec(summary.stdout)![1])
   const detail = spawnSync("pdfinfo", ["-f", "1", "-l", String(count), file], { encoding: "utf8" }).stdout
-  return Array.from(detail.matchAll(/^Page\s+\d+ size:\s+([\d.]+) x ([\d.]+) pts/gm), ([, w, h]) => ({ width: Number(w), height: Number(h) }))
+  return Array.from(
+    detail.matchAll(/^Page\s+\d+ size:\s+([\d.]+) x ([\d.]+) pts/gm),
+    ([, w, h]) => ({ width: Number(w), height: Number(h) })
+  )
 }
 
 /**
@@ -251,10 +274,20 @@ const thumbnails = async (rendered: Buffer, source: Buffer) => {
   // Decoded in full first: libvips shrinks a JPEG while decoding it when asked for a small size,
   // which gives a blockier thumbnail than the rendered page's (jpn-vert.jpeg: 6.3 instead of 1.9).
   const decoded = await sharp(source).rotate().png().toBuffer()
-  const thumb = (image: sharp.Sharp) => image.flatten({ background: "#ffffff" }).greyscale().resize(size.width, size.height, { fit: "fill" }).raw().toBuffer()
-  const [x, y, flipped] = await Promise.all([thumb(sharp(rendered)), thumb(sharp(decoded)), thumb(sharp(decoded).flip())])
+  const thumb = (image: sharp.Sharp) =>
+    image.flatten({ background: "#ffffff" }).greyscale().resize(size.width, size.height, { fit: "fill" }).raw()
+      .toBuffer()
+  const [x, y, flipped] = await Promise.all([
+    thumb(sharp(rendered)),
+    thumb(sharp(decoded)),
+    thumb(sharp(decoded).flip())
+  ])
   const difference = (p: Buffer, q: Buffer) => p.reduce((sum, value, i) => sum + Math.abs(value - q[i]!), 0) / p.length
-  return { rendered: difference(x, y), flipped: difference(y, flipped), blank: difference(y, Buffer.alloc(y.length, 255)) }
+  return {
+    rendered: difference(x, y),
+    flipped: difference(y, flipped),
+    blank: difference(y, Buffer.alloc(y.length, 255))
+  }
 }
 
 /**
@@ -268,7 +301,9 @@ const MAX_DIFFERENCE = 5
 
 layer(brokerTestLayer(defaultBackend.config), { timeout: 120_000 })("images as documents", (it) => {
   it("every format of the brief is covered", () => {
-    expect(new Set(CASES.map((c) => c.mimeType))).toEqual(new Set(["image/png", "image/jpeg", "image/gif", "image/webp", "image/bmp", "image/tiff"]))
+    expect(new Set(CASES.map((c) => c.mimeType))).toEqual(
+      new Set(["image/png", "image/jpeg", "image/gif", "image/webp", "image/bmp", "image/tiff"])
+    )
   })
 
   for (const testCase of CASES) {
@@ -287,7 +322,9 @@ layer(brokerTestLayer(defaultBackend.config), { timeout: 120_000 })("images as d
         const layout = yield* call(`${base}/documents/${id}/layout`)
         expect(layout.status).toBe(200)
         expect(layout.json.mimeType).toBe(testCase.mimeType)
-        const pages = layout.json.pageDimensionsList as Array<{ width: number; height: number; rotation: number; dpi: number }>
+        const pages = layout.json.pageDimensionsList as Array<
+          { width: number; height: number; rotation: number; dpi: number }
+        >
         expect(pages).toHaveLength(expected.length)
         pages.forEach((page, i) => {
           expect(page.dpi, `dpi of page ${i}`).toBe(expected[i]!.dpi)
@@ -319,14 +356,19 @@ layer(brokerTestLayer(defaultBackend.config), { timeout: 120_000 })("images as d
           expect(size.width).toBe(600)
           expect(Math.abs(size.height - (600 * pages[i]!.height) / pages[i]!.width)).toBeLessThanOrEqual(1)
           if ("blocks" in look) {
-            const { data, info } = yield* Effect.promise(() => sharp(image.bytes).removeAlpha().raw().toBuffer({ resolveWithObject: true }))
+            const { data, info } = yield* Effect.promise(() =>
+              sharp(image.bytes).removeAlpha().raw().toBuffer({ resolveWithObject: true })
+            )
             expect([info.width, info.height]).toEqual([size.width, size.height])
             // The centre of each block, well away from the edges the resampling blurs.
             look.blocks.forEach((colour, q) => {
               const x = Math.floor(info.width * (q % 2 === 0 ? 0.25 : 0.75))
               const y = Math.floor(info.height * (q < 2 ? 0.25 : 0.75))
               const at = Array.from(data.subarray((y * info.width + x) * 3, (y * info.width + x) * 3 + 3))
-              at.forEach((channel, c) => expect(Math.abs(channel - colour[c]!), `page ${i} block ${q} at ${x},${y}: ${at} for ${colour}`).toBeLessThanOrEqual(look.tolerance))
+              at.forEach((channel, c) =>
+                expect(Math.abs(channel - colour[c]!), `page ${i} block ${q} at ${x},${y}: ${at} for ${colour}`)
+                  .toBeLessThanOrEqual(look.tolerance)
+              )
             })
           } else {
             const source = yield* Effect.promise(() => look.like())
@@ -362,7 +404,11 @@ layer(brokerTestLayer(defaultBackend.config), { timeout: 120_000 })("images as d
       expect([metadata.density, metadata.resolutionUnit]).toEqual([1829, undefined])
       const uploaded = yield* upload(base, corpusImage("layout-parser-paper-combined.tiff"))
       const layout = yield* call(`${base}/documents/${uploaded.json.id}/layout`)
-      expect(layout.json.pageDimensionsList.map((p: { width: number; height: number; dpi: number }) => [p.width, p.height, p.dpi])).toEqual([
+      expect(
+        layout.json.pageDimensionsList.map((
+          p: { width: number; height: number; dpi: number }
+        ) => [p.width, p.height, p.dpi])
+      ).toEqual([
         [612, 792, 72],
         [791, 1024, 72]
       ])

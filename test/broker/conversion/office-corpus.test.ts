@@ -5,7 +5,7 @@
  */
 import { expect, layer } from "@effect/vitest"
 import { Effect } from "effect"
-import { BrokerUrl, brokerTestLayer } from "../../../src/layers/Test.ts"
+import { brokerTestLayer, BrokerUrl } from "../../../src/layers/Test.ts"
 import { defaultBackend } from "../../support/backends.ts"
 import { call, corpusFile, pngSize, upload } from "../../support/http.ts"
 
@@ -13,7 +13,11 @@ const pages = (min: number, max = min) => ({ pages: [min, max] as const })
 const parts = (...titles: ReadonlyArray<string>) => ({ parts: titles })
 
 /** What each file becomes: a page count range, the titles of its parts, or a 400 whose message matches. */
-const expected: Record<string, { format: string; text?: string } & ({ pages: readonly [number, number] } | { parts: ReadonlyArray<string> } | { refused: RegExp })> = {
+const expected: Record<
+  string,
+  & { format: string; text?: string }
+  & ({ pages: readonly [number, number] } | { parts: ReadonlyArray<string> } | { refused: RegExp })
+> = {
   "2023-half-year-analyses-by-segment.xlsx": { format: "xlsx", ...pages(4, 7) },
   "AntarcticaTemps.ods": { format: "ods", ...pages(6, 10) },
   "Outlook2007_Calendar.xps": { format: "xps", ...pages(1) },
@@ -75,7 +79,9 @@ layer(brokerTestLayer(defaultBackend.config), { timeout: 300_000 })("office corp
         expect(pngSize(image.bytes).width).toBe(300)
         if (expectation.text) {
           // The first pages are enough to show the text came through (searching 1000 pages is the benchmark's job).
-          const found = (yield* call(`${base}/documents/${id}/search?fromPage=0&toPage=9&searchText=${encodeURIComponent(expectation.text)}`)).json
+          const found = (yield* call(
+            `${base}/documents/${id}/search?fromPage=0&toPage=9&searchText=${encodeURIComponent(expectation.text)}`
+          )).json
           expect(Object.keys(found.pagesResults).length).toBeGreaterThan(0)
         }
       }))

@@ -8,7 +8,7 @@ import { createHash, randomUUID } from "node:crypto"
 import { existsSync, readdirSync, rmSync } from "node:fs"
 import * as path from "node:path"
 import { PDFDocument, StandardFonts } from "pdf-lib"
-import { BrokerUrl, brokerTestLayer, newDataDir } from "../../../src/layers/Test.ts"
+import { brokerTestLayer, BrokerUrl, newDataDir } from "../../../src/layers/Test.ts"
 import { defaultBackend } from "../../support/backends.ts"
 import { call, corpusFile, pngSize, upload, uploadOk } from "../../support/http.ts"
 
@@ -38,7 +38,9 @@ const blobFiles = () =>
     .filter((e) => e.isFile() && /^[0-9a-f]{64}$/.test(e.name))
     .map((e) => e.name)
 
-layer(brokerTestLayer({ ...defaultBackend.config, DATA_DIR: dataDir, MAX_UPLOAD_BYTES: String(MAX_UPLOAD) }), { timeout: 120_000 })(
+layer(brokerTestLayer({ ...defaultBackend.config, DATA_DIR: dataDir, MAX_UPLOAD_BYTES: String(MAX_UPLOAD) }), {
+  timeout: 120_000
+})(
   "document endpoints",
   (it) => {
     it.effect("POST /documents: 200 with an id, 409 on a duplicate id, 400 on bad input, 413 past the limit", () =>
@@ -48,7 +50,9 @@ layer(brokerTestLayer({ ...defaultBackend.config, DATA_DIR: dataDir, MAX_UPLOAD_
         expect(id).toMatch(/^b64_[A-Za-z0-9_-]+$/)
 
         const assigned = `assigned-${Date.now()}`
-        expect((yield* upload(base, tracemonkey, `?documentId=${assigned}&documentTitle=Paper`)).json).toEqual({ id: assigned })
+        expect((yield* upload(base, tracemonkey, `?documentId=${assigned}&documentTitle=Paper`)).json).toEqual({
+          id: assigned
+        })
         const duplicate = yield* upload(base, tracemonkey, `?documentId=${assigned}`)
         expect(duplicate.status).toBe(409)
         expect(duplicate.json).toMatchObject({ _tag: "DocumentAlreadyExists", documentId: assigned })
@@ -106,26 +110,48 @@ layer(brokerTestLayer({ ...defaultBackend.config, DATA_DIR: dataDir, MAX_UPLOAD_
           documentId: id,
           documentTitle: "Registered",
           mimeType: "application/pdf",
-          pageDimensionsList: [{ width: 612, height: 792, rotation: 0, dpi: 72, pageLayers: null }, { width: 842, height: 595, rotation: 90, dpi: 72, pageLayers: null }]
+          pageDimensionsList: [{ width: 612, height: 792, rotation: 0, dpi: 72, pageLayers: null }, {
+            width: 842,
+            height: 595,
+            rotation: 90,
+            dpi: 72,
+            pageLayers: null
+          }]
         }
         const post = (json: unknown, contentType = "application/json") =>
-          call(`${base}/documents/layout`, { method: "POST", headers: { "content-type": contentType }, body: JSON.stringify(json) })
+          call(`${base}/documents/layout`, {
+            method: "POST",
+            headers: { "content-type": contentType },
+            body: JSON.stringify(json)
+          })
         const created = yield* post(body)
         expect(created.status).toBe(200)
         expect(created.text).toBe("")
         expect((yield* post(body)).status).toBe(409)
         expect((yield* post(null)).status).toBe(400)
         expect((yield* post({ ...body, documentId: undefined })).status).toBe(400)
-        const container = yield* post({ type: "com.docstack.viewer.client.api.document.DocumentContainer", documentId: `${id}-c`, children: [] })
+        const container = yield* post({
+          type: "com.docstack.viewer.client.api.document.DocumentContainer",
+          documentId: `${id}-c`,
+          children: []
+        })
         expect(container.status).toBe(400)
         expect(container.json.message).toContain("only a DocumentPageLayout can be registered")
         for (const page of [{ width: -5 }, { height: 0 }, { rotation: 45 }, { dpi: 0 }, { width: 1e308 }]) {
-          const bad = { ...body, documentId: `${id}-bad`, pageDimensionsList: [{ ...body.pageDimensionsList[0], ...page }] }
+          const bad = {
+            ...body,
+            documentId: `${id}-bad`,
+            pageDimensionsList: [{ ...body.pageDimensionsList[0], ...page }]
+          }
           expect((yield* post(bad)).status, JSON.stringify(page)).toBe(400)
         }
 
         const layout = yield* call(`${base}/documents/${id}/layout`)
-        expect(layout.json).toMatchObject({ documentId: id, documentTitle: "Registered", pageDimensionsList: [{ width: 612 }, { width: 842, rotation: 90 }] })
+        expect(layout.json).toMatchObject({
+          documentId: id,
+          documentTitle: "Registered",
+          pageDimensionsList: [{ width: 612 }, { width: 842, rotation: 90 }]
+        })
         const image = yield* call(`${base}/documents/${id}/pages/0/image`)
         expect(image.status).toBe(500)
         expect(image.json.message).toMatch(/layout/)
@@ -190,7 +216,8 @@ layer(brokerTestLayer({ ...defaultBackend.config, DATA_DIR: dataDir, MAX_UPLOAD_
       Effect.gen(function*() {
         const base = yield* BrokerUrl
         const id = yield* uploadOk(base, tracemonkey)
-        const chunk = (range?: string) => call(`${base}/documents/${id}/file/chunk`, range === undefined ? {} : { headers: { range } })
+        const chunk = (range?: string) =>
+          call(`${base}/documents/${id}/file/chunk`, range === undefined ? {} : { headers: { range } })
         const middle = yield* chunk("bytes=1000-1999")
         expect(middle.status).toBe(206)
         expect(middle.headers.get("content-range")).toBe(`bytes 1000-1999/${tracemonkey.length}`)
@@ -206,9 +233,14 @@ layer(brokerTestLayer({ ...defaultBackend.config, DATA_DIR: dataDir, MAX_UPLOAD_
         expect((yield* chunk("bytes=20-10")).status).toBe(416)
         expect((yield* chunk()).status).toBe(400)
         expect((yield* chunk("items=0-1")).status).toBe(400)
-        const zipChunk = yield* call(`${base}/documents/${id}/file/chunk?format=compressed`, { headers: { range: "bytes=0-3" } })
+        const zipChunk = yield* call(`${base}/documents/${id}/file/chunk?format=compressed`, {
+          headers: { range: "bytes=0-3" }
+        })
         expect([...zipChunk.bytes]).toEqual([0x50, 0x4b, 0x03, 0x04])
-        expect((yield* call(`${base}/documents/unknown-${Date.now()}/file/chunk`, { headers: { range: "bytes=0-1" } })).status).toBe(404)
+        expect(
+          (yield* call(`${base}/documents/unknown-${Date.now()}/file/chunk`, { headers: { range: "bytes=0-1" } }))
+            .status
+        ).toBe(404)
       }))
 
     it.effect("DELETE is idempotent and frees bytes no other document references", () =>
@@ -223,7 +255,9 @@ layer(brokerTestLayer({ ...defaultBackend.config, DATA_DIR: dataDir, MAX_UPLOAD_
         expect((yield* call(`${base}/documents/${first}`, { method: "DELETE" })).status).toBe(200)
         expect((yield* call(`${base}/documents/${first}/check`)).status).toBe(404)
         expect(blobFiles()).toContain(hash)
-        expect((yield* call(`${base}/documents/${second}/pages/0/image?pageImageDescription=IM_100_0`)).status).toBe(200)
+        expect((yield* call(`${base}/documents/${second}/pages/0/image?pageImageDescription=IM_100_0`)).status).toBe(
+          200
+        )
 
         expect((yield* call(`${base}/documents/${second}`, { method: "DELETE" })).status).toBe(200)
         expect(blobFiles()).not.toContain(hash)
@@ -242,7 +276,13 @@ layer(brokerTestLayer({ ...defaultBackend.config, DATA_DIR: dataDir, MAX_UPLOAD_
         const layout = yield* call(`${base}/documents/${id}/layout`)
         expect(layout.json.type).toBe("com.docstack.viewer.client.api.document.DocumentPageLayout")
         expect(layout.json.pageDimensionsList).toHaveLength(14)
-        expect(layout.json.pageDimensionsList[0]).toEqual({ width: 612, height: 792, rotation: 0, dpi: 72, pageLayers: null })
+        expect(layout.json.pageDimensionsList[0]).toEqual({
+          width: 612,
+          height: 792,
+          rotation: 0,
+          dpi: 72,
+          pageLayers: null
+        })
         expect((yield* call(`${base}/documents/${id}/0/layout`)).status).toBe(404)
         const encoded = yield* call(`${base}/documents/${id}%2F0/layout`)
         expect(encoded.status).toBe(400)
@@ -255,14 +295,28 @@ layer(brokerTestLayer({ ...defaultBackend.config, DATA_DIR: dataDir, MAX_UPLOAD_
       Effect.gen(function*() {
         const base = yield* BrokerUrl
         const id = yield* uploadOk(base, tracemonkey)
-        const image = (query: string, page: string | number = 0) => call(`${base}/documents/${id}/pages/${page}/image${query}`)
+        const image = (query: string, page: string | number = 0) =>
+          call(`${base}/documents/${id}/pages/${page}/image${query}`)
         const byDefault = yield* image("")
         expect(byDefault.status).toBe(200)
         expect(byDefault.headers.get("content-type")).toBe("image/png")
         expect(pngSize(byDefault.bytes)).toEqual({ width: 1240, height: 1605 })
         expect(pngSize((yield* image("?pageImageDescription=IM_400_90")).bytes)).toEqual({ width: 400, height: 309 })
-        expect(pngSize((yield* image("?pageImageDescription=IM_400_180_FILTERS~C~30~B~-10~I~1")).bytes)).toEqual({ width: 400, height: 518 })
-        for (const bad of ["IM_400", "IM_400_45", "IM_0_0", "IM_99999_0", "IM_400_0_FILTERS~X~1", "IM_400_0_FILTERS", "400"]) {
+        expect(pngSize((yield* image("?pageImageDescription=IM_400_180_FILTERS~C~30~B~-10~I~1")).bytes)).toEqual({
+          width: 400,
+          height: 518
+        })
+        for (
+          const bad of [
+            "IM_400",
+            "IM_400_45",
+            "IM_0_0",
+            "IM_99999_0",
+            "IM_400_0_FILTERS~X~1",
+            "IM_400_0_FILTERS",
+            "400"
+          ]
+        ) {
           const reply = yield* image(`?pageImageDescription=${bad}`)
           expect(reply.status, bad).toBe(400)
           expect(reply.json.message, bad).toBeTruthy()
@@ -279,7 +333,9 @@ layer(brokerTestLayer({ ...defaultBackend.config, DATA_DIR: dataDir, MAX_UPLOAD_
         const id = yield* uploadOk(base, tracemonkey)
         const sharp = (yield* Effect.promise(() => import("sharp"))).default
         const corner = (bytes: Uint8Array) =>
-          Effect.promise(() => sharp(bytes).extract({ left: 2, top: 2, width: 1, height: 1 }).raw().toBuffer()).pipe(Effect.map((b) => [...b]))
+          Effect.promise(() => sharp(bytes).extract({ left: 2, top: 2, width: 1, height: 1 }).raw().toBuffer()).pipe(
+            Effect.map((b) => [...b])
+          )
         const plain = yield* call(`${base}/documents/${id}/pages/0/image?pageImageDescription=IM_200_0`)
         const inverted = yield* call(`${base}/documents/${id}/pages/0/image?pageImageDescription=IM_200_0_FILTERS~I~1`)
         const darker = yield* call(`${base}/documents/${id}/pages/0/image?pageImageDescription=IM_200_0_FILTERS~B~-50`)
@@ -298,7 +354,15 @@ layer(brokerTestLayer({ ...defaultBackend.config, DATA_DIR: dataDir, MAX_UPLOAD_
         expect(positions.json.pageNumber).toBe(0)
         expect(positions.json.imageHyperlinkPositionList).toEqual([])
         const run = positions.json.positionTextList[0]
-        expect(run).toMatchObject({ pageNumber: 0, text: "Café crème at Zoë's", fontSize: 14, font: "Helvetica", rightToLeftText: false, rotation: 0, paragraphId: 0 })
+        expect(run).toMatchObject({
+          pageNumber: 0,
+          text: "Café crème at Zoë's",
+          fontSize: 14,
+          font: "Helvetica",
+          rightToLeftText: false,
+          rotation: 0,
+          paragraphId: 0
+        })
         // Drawn at x=20 with the baseline at y=150 on a 200 pt high page: the box sits around y = 200 - 150 - ascent.
         expect(run.position.x).toBeCloseTo(20, 0)
         expect(run.position.y).toBeGreaterThan(35)
@@ -316,19 +380,28 @@ layer(brokerTestLayer({ ...defaultBackend.config, DATA_DIR: dataDir, MAX_UPLOAD_
         expect((yield* find("searchText=CAFÉ&caseSensitive=true")).json.searchResults).toHaveLength(0)
         expect((yield* find("searchText=Café&caseSensitive=true")).json.searchResults).toHaveLength(1)
         const regex = yield* find(`searchText=${encodeURIComponent("order \\d+")}&regex=true`, 1)
-        expect(regex.json.searchResults[0].textRangeList).toEqual([{ firstCharacter: 0, lastCharacter: 10 }, { firstCharacter: 16, lastCharacter: 26 }])
+        expect(regex.json.searchResults[0].textRangeList).toEqual([{ firstCharacter: 0, lastCharacter: 10 }, {
+          firstCharacter: 16,
+          lastCharacter: 26
+        }])
         expect((yield* find(`searchText=${encodeURIComponent("order \\d+")}`, 1)).json.searchResults).toHaveLength(0)
         expect((yield* find("searchText=(unclosed&regex=true")).status).toBe(400)
         expect((yield* find("")).status).toBe(400)
         expect((yield* find("searchText=x", 5)).status).toBe(400)
 
         const across = yield* call(`${base}/documents/${id}/search?fromPage=0&searchText=order`)
-        expect(across.json).toMatchObject({ documentId: { id }, searchText: "order", searchStatus: "COMPLETED", lastPageSearched: 1 })
+        expect(across.json).toMatchObject({
+          documentId: { id },
+          searchText: "order",
+          searchStatus: "COMPLETED",
+          lastPageSearched: 1
+        })
         expect(Object.keys(across.json.pagesResults)).toEqual(["1"])
         const hit = across.json.pagesResults["1"][0].positionText
         expect(hit.text).toBe("order")
         expect(hit.position.w).toBeLessThan(run.position.w / 3)
-        expect((yield* call(`${base}/documents/${id}/search?fromPage=1&toPage=1&searchText=café`)).json.pagesResults).toEqual({})
+        expect((yield* call(`${base}/documents/${id}/search?fromPage=1&toPage=1&searchText=café`)).json.pagesResults)
+          .toEqual({})
         expect((yield* call(`${base}/documents/${id}/search?searchText=x`)).status).toBe(400)
         expect((yield* call(`${base}/documents/${id}/search?fromPage=0`)).status).toBe(400)
         expect((yield* call(`${base}/documents/${id}/search?fromPage=5&searchText=x`)).status).toBe(400)
@@ -336,7 +409,14 @@ layer(brokerTestLayer({ ...defaultBackend.config, DATA_DIR: dataDir, MAX_UPLOAD_
         const pages = yield* call(`${base}/documents/${id}/pages?searchText=o`)
         expect(pages.json).toEqual({ uuid: { id }, searchText: "o", pageList: [0, 1] })
         expect((yield* call(`${base}/documents/${id}/pages`)).status).toBe(400)
-        for (const suffix of ["pages/0/text/position", "pages/0/text?searchText=a", "search?fromPage=0&searchText=a", "pages?searchText=a"]) {
+        for (
+          const suffix of [
+            "pages/0/text/position",
+            "pages/0/text?searchText=a",
+            "search?fromPage=0&searchText=a",
+            "pages?searchText=a"
+          ]
+        ) {
           expect((yield* call(`${base}/documents/unknown-${Date.now()}/${suffix}`)).status, suffix).toBe(404)
         }
       }))
@@ -359,9 +439,16 @@ layer(brokerTestLayer({ ...defaultBackend.config, DATA_DIR: dataDir, MAX_UPLOAD_
         expect(signatures.status).toBe(200)
         expect(signatures.json.signatures.map((s: { name: string }) => s.name)).toEqual(["Signature1"])
         const plain = yield* uploadOk(base, tracemonkey)
-        expect((yield* call(`${base}/documents/${plain}/signatures`)).json).toEqual({ signatures: [], wronglySigned: false, integrity: true })
+        expect((yield* call(`${base}/documents/${plain}/signatures`)).json).toEqual({
+          signatures: [],
+          wronglySigned: false,
+          integrity: true
+        })
         expect((yield* call(`${base}/documents/${plain}/bookmarks`)).json).toEqual({ bookmarks: [] })
-        expect((yield* call(`${base}/documents/${plain}/destinations`)).json).toEqual({ documentId: { id: plain }, namedDestinations: [] })
+        expect((yield* call(`${base}/documents/${plain}/destinations`)).json).toEqual({
+          documentId: { id: plain },
+          namedDestinations: []
+        })
         const printable = yield* call(`${base}/documents/${plain}/printable`)
         expect(printable.status).toBe(200)
         expect(printable.headers.get("content-type")).toBe("application/pdf")

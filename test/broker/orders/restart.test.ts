@@ -50,8 +50,16 @@ const isRunning = (pid: number) => {
 /** A broker process on a fresh data directory (and schema), converting the 872-page handbook: its order is PROCESSING. */
 const brokerConverting = (lease: string) =>
   Effect.gen(function*() {
-    const database = defaultBackend.config.DATABASE_URL ? { DATABASE_URL: (yield* isolatedDatabaseUrl(defaultBackend.config.DATABASE_URL)).url } : {}
-    const env = { ...database, DATA_DIR: newDataDir(), ORDER_LEASE: lease, ORDER_POLL_INTERVAL: "200 millis", OFFICE_INSTANCES: "1" }
+    const database = defaultBackend.config.DATABASE_URL
+      ? { DATABASE_URL: (yield* isolatedDatabaseUrl(defaultBackend.config.DATABASE_URL)).url }
+      : {}
+    const env = {
+      ...database,
+      DATA_DIR: newDataDir(),
+      ORDER_LEASE: lease,
+      ORDER_POLL_INTERVAL: "200 millis",
+      OFFICE_INSTANCES: "1"
+    }
     const port = yield* freePort
     const first = yield* startBroker(env, port)
     const id = yield* uploadOk(first.base, corpusFile("office/handbook-872p.docx"))
@@ -86,20 +94,26 @@ describe("restart", () => {
       const order = (yield* call(`${second.base}/conversions/${orderId}`)).json
       expect(order.currentState).toBe("PROCESSED")
       expect(order.errorMessage).toBeNull()
-      expect((yield* call(`${second.base}/conversions`)).json.map((o: { conversionOrderId: { id: string } }) => o.conversionOrderId.id)).toEqual([orderId])
+      expect((yield* call(`${second.base}/conversions`)).json.map((o: { conversionOrderId: { id: string } }) =>
+        o.conversionOrderId.id
+      )).toEqual([orderId])
     }), { timeout: 400_000 })
 
-  it.scoped("a broker stopped gracefully gives its running order back at once, not after its lease", () =>
-    Effect.gen(function*() {
-      // A lease far longer than the test: only giving the order back lets the restarted broker take it.
-      const { env, first, id, orderId, port } = yield* brokerConverting("10 minutes")
-      first.child.kill("SIGTERM")
-      yield* awaitExit(first.child)
+  it.scoped(
+    "a broker stopped gracefully gives its running order back at once, not after its lease",
+    () =>
+      Effect.gen(function*() {
+        // A lease far longer than the test: only giving the order back lets the restarted broker take it.
+        const { env, first, id, orderId, port } = yield* brokerConverting("10 minutes")
+        first.child.kill("SIGTERM")
+        yield* awaitExit(first.child)
 
-      const second = yield* startBroker(env, port)
-      const started = Date.now()
-      expect((yield* call(`${second.base}/documents/${id}/layout`)).status).toBe(200)
-      expect(Date.now() - started).toBeLessThan(120_000)
-      expect((yield* call(`${second.base}/conversions/${orderId}`)).json.currentState).toBe("PROCESSED")
-    }), { timeout: 400_000 })
+        const second = yield* startBroker(env, port)
+        const started = Date.now()
+        expect((yield* call(`${second.base}/documents/${id}/layout`)).status).toBe(200)
+        expect(Date.now() - started).toBeLessThan(120_000)
+        expect((yield* call(`${second.base}/conversions/${orderId}`)).json.currentState).toBe("PROCESSED")
+      }),
+    { timeout: 400_000 }
+  )
 })

@@ -11,7 +11,7 @@ import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import * as path from "node:path"
 import sharp from "sharp"
-import { BrokerUrl, brokerTestLayer } from "../../../src/layers/Test.ts"
+import { brokerTestLayer, BrokerUrl } from "../../../src/layers/Test.ts"
 import { CORPUS, defaultBackend } from "../../support/backends.ts"
 import { call, pngSize, type Reply } from "../../support/http.ts"
 
@@ -23,7 +23,9 @@ const scratch = mkdtempSync(path.join(tmpdir(), "docstack-corpus-"))
  * The only files the broker may refuse, each with what MANIFEST.tsv says about it and the evidence
  * that no reader can show it. Any other refusal fails the test of that file.
  */
-const EXPECTED_REFUSALS: Readonly<Record<string, { readonly manifest: string; readonly message: RegExp; readonly evidence: () => void }>> = {
+const EXPECTED_REFUSALS: Readonly<
+  Record<string, { readonly manifest: string; readonly message: RegExp; readonly evidence: () => void }>
+> = {
   "password.pdf": {
     manifest: "encrypted, user password required (password not recorded)",
     message: /password/i,
@@ -53,8 +55,12 @@ const EXPECTED_REFUSALS: Readonly<Record<string, { readonly manifest: string; re
     evidence: () => {
       expect(tool("pdfinfo", [`${PDF_DIR}poppler-742-0-fuzzed.pdf`]).stdout).toMatch(/Page size:\s+0 x 0 pts/)
       const out = path.join(scratch, "742")
-      expect(tool("pdftoppm", ["-r", "10", "-png", `${PDF_DIR}poppler-742-0-fuzzed.pdf`, out]).stderr).toMatch(/Kids object \(page 1\) is wrong type/)
-      expect(tool("mutool", ["draw", "-o", `${out}.png`, `${PDF_DIR}poppler-742-0-fuzzed.pdf`]).stderr).toMatch(/cannot draw/)
+      expect(tool("pdftoppm", ["-r", "10", "-png", `${PDF_DIR}poppler-742-0-fuzzed.pdf`, out]).stderr).toMatch(
+        /Kids object \(page 1\) is wrong type/
+      )
+      expect(tool("mutool", ["draw", "-o", `${out}.png`, `${PDF_DIR}poppler-742-0-fuzzed.pdf`]).stderr).toMatch(
+        /cannot draw/
+      )
     }
   }
 }
@@ -103,7 +109,21 @@ const popplerText = (file: string) => tool("pdftotext", [file, "-"]).stdout.spli
 /** Page 1-based `page` rendered by poppler, `width` pixels wide, from the crop box as a viewer shows it. */
 const popplerRender = (file: string, page: number, width: number) => {
   const out = path.join(scratch, `ref-${path.basename(file)}-${page}`)
-  const run = tool("pdftoppm", ["-f", String(page), "-l", String(page), "-png", "-cropbox", "-scale-to-x", String(width), "-scale-to-y", "-1", "-singlefile", file, out])
+  const run = tool("pdftoppm", [
+    "-f",
+    String(page),
+    "-l",
+    String(page),
+    "-png",
+    "-cropbox",
+    "-scale-to-x",
+    String(width),
+    "-scale-to-y",
+    "-1",
+    "-singlefile",
+    file,
+    out
+  ])
   expect(run.status, run.stderr).toBe(0)
   return readFileSync(`${out}.png`)
 }
@@ -127,7 +147,9 @@ var present = function (o) { return o !== undefined && o !== null && !o.isNull()
  * The outline as MuPDF loads it (title, target URI such as "#page=3&zoom=nan,0,28.35" or a web
  * address, children), with each item's open state from the raw /Outlines tree (/Count > 0).
  */
-const OUTLINE_SCRIPT = mutoolScript("outline.js", `${MUTOOL_PRELUDE}
+const OUTLINE_SCRIPT = mutoolScript(
+  "outline.js",
+  `${MUTOOL_PRELUDE}
 function raw(item) {
   var list = []
   for (; present(item); item = item.get("Next")) {
@@ -142,7 +164,8 @@ function zip(loaded, items) {
 }
 var outlines = pdf.getTrailer().get("Root").get("Outlines")
 print(JSON.stringify(zip(pdf.loadOutline() || [], present(outlines) ? raw(outlines.get("First")) : [])))
-`)
+`
+)
 
 interface MuOutline {
   readonly title: string
@@ -152,7 +175,9 @@ interface MuOutline {
 }
 
 /** Named destinations as [name, 0-based page]: the /Names /Dests tree and the older /Dests dictionary. */
-const DESTINATIONS_SCRIPT = mutoolScript("destinations.js", `${MUTOOL_PRELUDE}
+const DESTINATIONS_SCRIPT = mutoolScript(
+  "destinations.js",
+  `${MUTOOL_PRELUDE}
 var pages = {}
 for (var i = 0; i < pdf.countPages(); i++) pages[pdf.findPage(i).asIndirect()] = i
 var out = []
@@ -177,7 +202,8 @@ var old = root.get("Dests")
 // forEach passes (key, value) in mutool 1.21 and (value, key) in later versions.
 if (present(old)) old.forEach(function (a, b) { if (typeof a === "string") add(a, b); else add(b, a) })
 print(JSON.stringify(out))
-`)
+`
+)
 
 const mutoolRun = (script: string, file: string): unknown => {
   const run = tool("mutool", ["run", script, file])
@@ -247,7 +273,8 @@ const pageImage = (base: string, id: string, page: number, descriptor: string) =
  */
 const THUMB_WIDTH = 32
 const thumbnailDifference = async (a: Buffer, b: Buffer, width: number, height: number) => {
-  const thumb = (image: Buffer) => sharp(image).flatten({ background: "#ffffff" }).greyscale().resize(width, height, { fit: "fill" }).raw().toBuffer()
+  const thumb = (image: Buffer) =>
+    sharp(image).flatten({ background: "#ffffff" }).greyscale().resize(width, height, { fit: "fill" }).raw().toBuffer()
   const [x, y] = await Promise.all([thumb(a), thumb(b)])
   let sum = 0
   for (let i = 0; i < x.length; i++) sum += Math.abs(x[i]! - y[i]!)
@@ -277,7 +304,8 @@ const inkIn = (grey: { data: Buffer; info: sharp.OutputInfo }, box: { x: number;
   return total === 0 ? 0 : dark / total
 }
 
-const greyPixels = (png: Buffer) => Effect.promise(() => sharp(png).greyscale().raw().toBuffer({ resolveWithObject: true }))
+const greyPixels = (png: Buffer) =>
+  Effect.promise(() => sharp(png).greyscale().raw().toBuffer({ resolveWithObject: true }))
 
 interface Box {
   readonly x: number
@@ -338,7 +366,8 @@ layer(brokerTestLayer(defaultBackend.config), { timeout: 120_000 })("PDF corpus 
           // for those the refusal above is asserted instead, with the tools' own verdict as evidence.
           // Every other file has a page count poppler can read, and the broker must show as many.
           const poppler = pdfinfoPages(source)
-          expect(poppler, `pdfinfo cannot count the pages of ${file}; list it as a refusal or say what else to assert`).toBeDefined()
+          expect(poppler, `pdfinfo cannot count the pages of ${file}; list it as a refusal or say what else to assert`)
+            .toBeDefined()
           const id = yield* uploadOk(base, file)
           const pages = yield* layoutOf(base, id)
           expect(pages).toHaveLength(poppler!.length)
@@ -366,7 +395,12 @@ layer(brokerTestLayer(defaultBackend.config), { timeout: 120_000 })("PDF corpus 
           // And it shows what poppler shows.
           const reference = popplerRender(source, 1, 600)
           const difference = yield* Effect.promise(() =>
-            thumbnailDifference(png, reference, THUMB_WIDTH, Math.max(1, Math.round((THUMB_WIDTH * size.height) / size.width)))
+            thumbnailDifference(
+              png,
+              reference,
+              THUMB_WIDTH,
+              Math.max(1, Math.round((THUMB_WIDTH * size.height) / size.width))
+            )
           )
           expect(difference, `page 0 of ${file} differs from poppler's rendering`).toBeLessThan(MAX_RENDER_DIFFERENCE)
         }),
@@ -380,7 +414,8 @@ layer(brokerTestLayer(defaultBackend.config), { timeout: 120_000 })("PDF corpus 
       Effect.gen(function*() {
         const base = yield* BrokerUrl
         const outline = mutoolRun(OUTLINE_SCRIPT, `${PDF_DIR}${file}`) as ReadonlyArray<MuOutline>
-        const count = (items: ReadonlyArray<MuOutline>): number => items.reduce((n, item) => n + 1 + count(item.kids), 0)
+        const count = (items: ReadonlyArray<MuOutline>): number =>
+          items.reduce((n, item) => n + 1 + count(item.kids), 0)
         expect(count(outline)).toBe(entries)
 
         const id = yield* uploadOk(base, file)
@@ -411,22 +446,28 @@ layer(brokerTestLayer(defaultBackend.config), { timeout: 120_000 })("PDF corpus 
       }), 60_000)
   }
 
-  it.effect("named destinations are the document's name tree, as MuPDF reads it (TAMReview.pdf and others)", () =>
-    Effect.gen(function*() {
-      const base = yield* BrokerUrl
-      // TAMReview.pdf has one destination in a /Names tree, basicapi.pdf one in an old-style /Dests
-      // dictionary, multi-column.pdf 118 (LaTeX hyperref) spread over a tree of several levels.
-      for (const [file, count] of [["TAMReview.pdf", 1], ["basicapi.pdf", 1], ["multi-column.pdf", 118]] as const) {
-        const expected = mutoolRun(DESTINATIONS_SCRIPT, `${PDF_DIR}${file}`) as Array<[string, number]>
-        expect(expected, file).toHaveLength(count)
-        const id = yield* uploadOk(base, file)
-        const reply = yield* get(base, `/documents/${id}/destinations`)
-        expect(reply.status).toBe(200)
-        expect(reply.json.documentId).toEqual({ id })
-        const listed = (reply.json.namedDestinations as Array<{ name: string; page: number }>).map((d) => [d.name, d.page])
-        expect(listed.sort(), file).toEqual(expected.sort())
-      }
-    }), 60_000)
+  it.effect(
+    "named destinations are the document's name tree, as MuPDF reads it (TAMReview.pdf and others)",
+    () =>
+      Effect.gen(function*() {
+        const base = yield* BrokerUrl
+        // TAMReview.pdf has one destination in a /Names tree, basicapi.pdf one in an old-style /Dests
+        // dictionary, multi-column.pdf 118 (LaTeX hyperref) spread over a tree of several levels.
+        for (const [file, count] of [["TAMReview.pdf", 1], ["basicapi.pdf", 1], ["multi-column.pdf", 118]] as const) {
+          const expected = mutoolRun(DESTINATIONS_SCRIPT, `${PDF_DIR}${file}`) as Array<[string, number]>
+          expect(expected, file).toHaveLength(count)
+          const id = yield* uploadOk(base, file)
+          const reply = yield* get(base, `/documents/${id}/destinations`)
+          expect(reply.status).toBe(200)
+          expect(reply.json.documentId).toEqual({ id })
+          const listed = (reply.json.namedDestinations as Array<{ name: string; page: number }>).map((
+            d
+          ) => [d.name, d.page])
+          expect(listed.sort(), file).toEqual(expected.sort())
+        }
+      }),
+    60_000
+  )
 
   it.effect("a word on page 0 of tracemonkey.pdf is found where poppler sees it, on ink", () =>
     Effect.gen(function*() {
@@ -440,12 +481,18 @@ layer(brokerTestLayer(defaultBackend.config), { timeout: 120_000 })("PDF corpus 
       // In-page search: the run holding the word, with the word's characters marked.
       const inPage = yield* get(base, `/documents/${id}/pages/0/text?searchText=andreas`)
       expect(inPage.status).toBe(200)
-      const hits = inPage.json.searchResults as Array<{ positionText: { pageNumber: number; position: Box; text: string }; textRangeList: Array<{ firstCharacter: number; lastCharacter: number }> }>
+      const hits = inPage.json.searchResults as Array<
+        {
+          positionText: { pageNumber: number; position: Box; text: string }
+          textRangeList: Array<{ firstCharacter: number; lastCharacter: number }>
+        }
+      >
       expect(hits).toHaveLength(1)
       const hit = hits[0]!
       expect(hit.positionText.pageNumber).toBe(0)
       expect(hit.textRangeList).toHaveLength(1)
-      expect(hit.positionText.text.slice(hit.textRangeList[0]!.firstCharacter, hit.textRangeList[0]!.lastCharacter + 1)).toBe("Andreas")
+      expect(hit.positionText.text.slice(hit.textRangeList[0]!.firstCharacter, hit.textRangeList[0]!.lastCharacter + 1))
+        .toBe("Andreas")
       expectInsidePage(hit.positionText.position, page!.width, page!.height)
       expectContains(hit.positionText.position, word[0]!, 1)
 
@@ -467,86 +514,112 @@ layer(brokerTestLayer(defaultBackend.config), { timeout: 120_000 })("PDF corpus 
       expect(inkIn(grey, box)).toBeGreaterThan(0.05)
     }), 60_000)
 
-  it.effect("pages containing a word are those where poppler's text has it, hyphenated at a line end or not", () =>
-    Effect.gen(function*() {
-      const base = yield* BrokerUrl
-      const text = popplerText(`${PDF_DIR}tracemonkey.pdf`)
-      expect(text).toHaveLength(14)
-      const id = yield* uploadOk(base, "tracemonkey.pdf")
-      // TraceMonkey is split "TraceMon-|key" on page 7 and nanojit "nano-|jit" on page 10.
-      for (const word of ["TraceMonkey", "nanojit", "SpiderMonkey", "LuaJIT", "recursion", "Haghighat"]) {
-        const expected = text.flatMap((pageText, i) => (pageText.toLowerCase().includes(word.toLowerCase()) ? [i] : []))
-        expect(expected.length, word).toBeGreaterThan(0)
-        const reply = yield* get(base, `/documents/${id}/pages?searchText=${word}`)
-        expect(reply.status).toBe(200)
-        expect(reply.json.pageList, word).toEqual(expected)
-      }
-      // The hyphenated match is reported in both of its pieces, each with its own box.
-      const split = yield* get(base, `/documents/${id}/search?fromPage=10&toPage=10&searchText=nanojit`)
-      expect((split.json.pagesResults["10"] as Array<{ positionText: { text: string } }>).map((m) => m.positionText.text)).toEqual(["nano-", "jit"])
-    }), 60_000)
+  it.effect(
+    "pages containing a word are those where poppler's text has it, hyphenated at a line end or not",
+    () =>
+      Effect.gen(function*() {
+        const base = yield* BrokerUrl
+        const text = popplerText(`${PDF_DIR}tracemonkey.pdf`)
+        expect(text).toHaveLength(14)
+        const id = yield* uploadOk(base, "tracemonkey.pdf")
+        // TraceMonkey is split "TraceMon-|key" on page 7 and nanojit "nano-|jit" on page 10.
+        for (const word of ["TraceMonkey", "nanojit", "SpiderMonkey", "LuaJIT", "recursion", "Haghighat"]) {
+          const expected = text.flatMap((
+            pageText,
+            i
+          ) => (pageText.toLowerCase().includes(word.toLowerCase()) ? [i] : []))
+          expect(expected.length, word).toBeGreaterThan(0)
+          const reply = yield* get(base, `/documents/${id}/pages?searchText=${word}`)
+          expect(reply.status).toBe(200)
+          expect(reply.json.pageList, word).toEqual(expected)
+        }
+        // The hyphenated match is reported in both of its pieces, each with its own box.
+        const split = yield* get(base, `/documents/${id}/search?fromPage=10&toPage=10&searchText=nanojit`)
+        expect(
+          (split.json.pagesResults["10"] as Array<{ positionText: { text: string } }>).map((m) => m.positionText.text)
+        ).toEqual(["nano-", "jit"])
+      }),
+    60_000
+  )
 
-  it.effect("rotated pages report their rotation and are drawn turned, text included (rotation.pdf)", () =>
-    Effect.gen(function*() {
-      const base = yield* BrokerUrl
-      const source = `${PDF_DIR}rotation.pdf`
-      const id = yield* uploadOk(base, "rotation.pdf")
-      const pages = yield* layoutOf(base, id)
-      expect(pages.map((p) => [p.width, p.height, p.rotation])).toEqual([[612, 792, 0], [612, 792, 90]])
-      expect(pngSize(yield* pageImage(base, id, 0, "IM_600_0"))).toEqual({ width: 600, height: 776 })
-      expect(pngSize(yield* pageImage(base, id, 1, "IM_600_0"))).toEqual({ width: 600, height: 464 })
-      // A further quarter turn asked by the client brings the landscape page back upright.
-      expect(pngSize(yield* pageImage(base, id, 1, "IM_600_90"))).toEqual({ width: 600, height: 776 })
+  it.effect(
+    "rotated pages report their rotation and are drawn turned, text included (rotation.pdf)",
+    () =>
+      Effect.gen(function*() {
+        const base = yield* BrokerUrl
+        const source = `${PDF_DIR}rotation.pdf`
+        const id = yield* uploadOk(base, "rotation.pdf")
+        const pages = yield* layoutOf(base, id)
+        expect(pages.map((p) => [p.width, p.height, p.rotation])).toEqual([[612, 792, 0], [612, 792, 90]])
+        expect(pngSize(yield* pageImage(base, id, 0, "IM_600_0"))).toEqual({ width: 600, height: 776 })
+        expect(pngSize(yield* pageImage(base, id, 1, "IM_600_0"))).toEqual({ width: 600, height: 464 })
+        // A further quarter turn asked by the client brings the landscape page back upright.
+        expect(pngSize(yield* pageImage(base, id, 1, "IM_600_90"))).toEqual({ width: 600, height: 776 })
 
-      // The text of the turned page is placed on the page as displayed (792 x 612), where poppler
-      // places it and where its ink is; turned the wrong way it would be in the opposite corner.
-      const text = yield* get(base, `/documents/${id}/pages/1/text/position`)
-      const first = (text.json.positionTextList as Array<{ text: string; position: Box; rotation: number }>)[0]!
-      expect(first.text).toMatch(/^This is my second page/)
-      expectInsidePage(first.position, 792, 612)
-      expectContains(first.position, popplerWords(source, 1).find((w) => w.text === "This")!, 1)
-      const grey = yield* greyPixels(yield* pageImage(base, id, 1, "IM_792_0"))
-      expect([grey.info.width, grey.info.height]).toEqual([792, 612])
-      expect(inkIn(grey, first.position)).toBeGreaterThan(0.05)
-      const opposite = { x: 792 - first.position.x - first.position.w, y: 612 - first.position.y - first.position.h, w: first.position.w, h: first.position.h }
-      expect(inkIn(grey, opposite)).toBeLessThan(0.01)
-    }), 60_000)
+        // The text of the turned page is placed on the page as displayed (792 x 612), where poppler
+        // places it and where its ink is; turned the wrong way it would be in the opposite corner.
+        const text = yield* get(base, `/documents/${id}/pages/1/text/position`)
+        const first = (text.json.positionTextList as Array<{ text: string; position: Box; rotation: number }>)[0]!
+        expect(first.text).toMatch(/^This is my second page/)
+        expectInsidePage(first.position, 792, 612)
+        expectContains(first.position, popplerWords(source, 1).find((w) => w.text === "This")!, 1)
+        const grey = yield* greyPixels(yield* pageImage(base, id, 1, "IM_792_0"))
+        expect([grey.info.width, grey.info.height]).toEqual([792, 612])
+        expect(inkIn(grey, first.position)).toBeGreaterThan(0.05)
+        const opposite = {
+          x: 792 - first.position.x - first.position.w,
+          y: 612 - first.position.y - first.position.h,
+          w: first.position.w,
+          h: first.position.h
+        }
+        expect(inkIn(grey, opposite)).toBeLessThan(0.01)
+      }),
+    60_000
+  )
 
-  it.effect("every page of hello_world_rotated.pdf is /Rotate 90: landscape images, text on the turned page", () =>
-    Effect.gen(function*() {
-      const base = yield* BrokerUrl
-      const source = `${PDF_DIR}hello_world_rotated.pdf`
-      const id = yield* uploadOk(base, "hello_world_rotated.pdf")
-      const pages = yield* layoutOf(base, id)
-      expect(pages).toHaveLength(5)
-      for (const [i, page] of pages.entries()) {
-        expect([page.width, page.height, page.rotation]).toEqual([612, 792, 90])
-        expect(pngSize(yield* pageImage(base, id, i, "IM_600_0"))).toEqual({ width: 600, height: 464 })
-      }
-      const text = yield* get(base, `/documents/${id}/pages/0/text/position`)
-      const runs = text.json.positionTextList as Array<{ text: string; position: Box; rotation: number }>
-      expect(runs.map((r) => r.text)).toEqual(["Hello world"])
-      // Horizontal in the content stream, so it reads top to bottom once the page is turned.
-      expect(runs[0]!.rotation).toBe(90)
-      expectInsidePage(runs[0]!.position, 792, 612)
-      for (const word of popplerWords(source, 0)) expectContains(runs[0]!.position, word, 1)
-      const grey = yield* greyPixels(yield* pageImage(base, id, 0, "IM_792_0"))
-      expect(inkIn(grey, runs[0]!.position)).toBeGreaterThan(0.05)
-    }), 60_000)
+  it.effect(
+    "every page of hello_world_rotated.pdf is /Rotate 90: landscape images, text on the turned page",
+    () =>
+      Effect.gen(function*() {
+        const base = yield* BrokerUrl
+        const source = `${PDF_DIR}hello_world_rotated.pdf`
+        const id = yield* uploadOk(base, "hello_world_rotated.pdf")
+        const pages = yield* layoutOf(base, id)
+        expect(pages).toHaveLength(5)
+        for (const [i, page] of pages.entries()) {
+          expect([page.width, page.height, page.rotation]).toEqual([612, 792, 90])
+          expect(pngSize(yield* pageImage(base, id, i, "IM_600_0"))).toEqual({ width: 600, height: 464 })
+        }
+        const text = yield* get(base, `/documents/${id}/pages/0/text/position`)
+        const runs = text.json.positionTextList as Array<{ text: string; position: Box; rotation: number }>
+        expect(runs.map((r) => r.text)).toEqual(["Hello world"])
+        // Horizontal in the content stream, so it reads top to bottom once the page is turned.
+        expect(runs[0]!.rotation).toBe(90)
+        expectInsidePage(runs[0]!.position, 792, 612)
+        for (const word of popplerWords(source, 0)) expectContains(runs[0]!.position, word, 1)
+        const grey = yield* greyPixels(yield* pageImage(base, id, 0, "IM_792_0"))
+        expect(inkIn(grey, runs[0]!.position)).toBeGreaterThan(0.05)
+      }),
+    60_000
+  )
 
-  it.effect("a page its damaged page tree hides does not hide the others (Pages-tree-refs.pdf)", () =>
-    Effect.gen(function*() {
-      const base = yield* BrokerUrl
-      const id = yield* uploadOk(base, "Pages-tree-refs.pdf")
-      // Page 0 shows (checked with the whole corpus above) and can be searched; page 1 is a cycle
-      // in the page tree that no reader can draw, so its image is an error with a message.
-      const search = yield* get(base, `/documents/${id}/search?fromPage=0&searchText=Testcase`)
-      expect(search.status).toBe(200)
-      expect(Object.keys(search.json.pagesResults)).toEqual(["0"])
-      const missing = yield* get(base, `/documents/${id}/pages/1/image?pageImageDescription=IM_600_0`)
-      expect(missing.status).toBe(500)
-      expect(missing.json.message).toMatch(/page 1/i)
-    }), 60_000)
+  it.effect(
+    "a page its damaged page tree hides does not hide the others (Pages-tree-refs.pdf)",
+    () =>
+      Effect.gen(function*() {
+        const base = yield* BrokerUrl
+        const id = yield* uploadOk(base, "Pages-tree-refs.pdf")
+        // Page 0 shows (checked with the whole corpus above) and can be searched; page 1 is a cycle
+        // in the page tree that no reader can draw, so its image is an error with a message.
+        const search = yield* get(base, `/documents/${id}/search?fromPage=0&searchText=Testcase`)
+        expect(search.status).toBe(200)
+        expect(Object.keys(search.json.pagesResults)).toEqual(["0"])
+        const missing = yield* get(base, `/documents/${id}/pages/1/image?pageImageDescription=IM_600_0`)
+        expect(missing.status).toBe(500)
+        expect(missing.json.message).toMatch(/page 1/i)
+      }),
+    60_000
+  )
 })
 
 interface Bookmark {

@@ -36,7 +36,8 @@ const signingTime = new Date("2025-03-14T09:26:53.000Z")
 // One identity for the suite (key generation is the slow part).
 const alice = makeIdentity({ commonName: "Alice Example" })
 
-const signedByAlice = () => signPdf(smallPdf(), alice, { reason: "I approve this payment", location: "Lyon", name: "Alice", signingTime })
+const signedByAlice = () =>
+  signPdf(smallPdf(), alice, { reason: "I approve this payment", location: "Lyon", name: "Alice", signingTime })
 
 describe("signatures of the corpus's signed PDF", () => {
   const pdf = corpus("signed_verified.pdf")
@@ -64,7 +65,12 @@ describe("signatures of the corpus's signed PDF", () => {
     const embedded = await embeddedCertificates(pdf)
     expect(embedded).toHaveLength(1)
     const result = await verifySignatures(pdf, { certificates: embedded })
-    expect(result.signatures[0]).toMatchObject({ signer: "test-pdf-signer", wrongIntegrity: false, unknownCertificate: false, signatureException: null })
+    expect(result.signatures[0]).toMatchObject({
+      signer: "test-pdf-signer",
+      wrongIntegrity: false,
+      unknownCertificate: false,
+      signatureException: null
+    })
     expect(result.integrity).toBe(true)
   })
 
@@ -98,19 +104,26 @@ describe("a PDF signed with a fresh certificate", () => {
 
   it("knows the certificate when it is in the trust store (DER, or PEM through certificatesFromPem)", async () => {
     const pdf = await signedByAlice()
-    expect((await verifySignatures(pdf, { certificates: [alice.certificate] })).signatures[0]!.unknownCertificate).toBe(false)
+    expect((await verifySignatures(pdf, { certificates: [alice.certificate] })).signatures[0]!.unknownCertificate).toBe(
+      false
+    )
     const fromPem = certificatesFromPem(alice.certificatePem)
     expect(fromPem).toEqual([alice.certificate])
     expect((await verifySignatures(pdf, { certificates: fromPem })).signatures[0]!.unknownCertificate).toBe(false)
     // Another certificate with the same name does not make it known.
     const impostor = makeIdentity({ commonName: "Alice Example" })
-    expect((await verifySignatures(pdf, { certificates: [impostor.certificate] })).signatures[0]!.unknownCertificate).toBe(true)
+    expect((await verifySignatures(pdf, { certificates: [impostor.certificate] })).signatures[0]!.unknownCertificate)
+      .toBe(true)
   })
 
   it("reports a changed byte inside the signed range (the page's text)", async () => {
     const tampered = replaceBytes(await signedByAlice(), "Pay 100 EUR", "Pay 900 EUR")
     const result = await verifySignatures(tampered, { certificates: [alice.certificate] })
-    expect(result.signatures[0]).toMatchObject({ signer: "Alice Example", wrongIntegrity: true, unknownCertificate: false })
+    expect(result.signatures[0]).toMatchObject({
+      signer: "Alice Example",
+      wrongIntegrity: true,
+      unknownCertificate: false
+    })
     expect(result.signatures[0]!.signatureException).toMatch(/The document digest does not match the signature/)
     expect(result).toMatchObject({ wronglySigned: true, integrity: false })
   })
@@ -133,7 +146,10 @@ describe("CMS variants", () => {
     ["ECDSA P-256, ETSI.CAdES.detached", "ECDSA", { subFilter: "ETSI.CAdES.detached" }],
     ["RSA-PSS", "RSA-PSS", {}],
     ["ECDSA without signed attributes", "ECDSA", { signedAttributes: false }],
-    ["RSA without signed attributes", "RSASSA-PKCS1-v1_5", { signedAttributes: false, subFilter: "adbe.pkcs7.detached" }],
+    ["RSA without signed attributes", "RSASSA-PKCS1-v1_5", {
+      signedAttributes: false,
+      subFilter: "adbe.pkcs7.detached"
+    }],
     ["adbe.pkcs7.sha1", "RSASSA-PKCS1-v1_5", { subFilter: "adbe.pkcs7.sha1" }]
   ]
   for (const [title, kind, options] of cases) {
@@ -151,16 +167,29 @@ describe("CMS variants", () => {
         unknownCertificate: false,
         signatureException: null
       })
-      const tampered = await verifySignatures(replaceBytes(pdf, "Pay 100 EUR", "Pay 900 EUR"), { certificates: [identity.certificate] })
+      const tampered = await verifySignatures(replaceBytes(pdf, "Pay 100 EUR", "Pay 900 EUR"), {
+        certificates: [identity.certificate]
+      })
       expect(tampered.signatures[0]).toMatchObject({ signer: `Erin ${kind}`, wrongIntegrity: true })
       expect(tampered.signatures[0]!.signatureException).toMatch(/does not match|does not verify/)
     })
   }
 
   it("adbe.x509.rsa_sha1: a bare PKCS#1 signature with the certificate in /Cert", async () => {
-    const pdf = await appendSignature(smallPdf(), new Pkcs1Signer(alice), { field: "Legacy", signingTime, ...x509Entries(alice) })
+    const pdf = await appendSignature(smallPdf(), new Pkcs1Signer(alice), {
+      field: "Legacy",
+      signingTime,
+      ...x509Entries(alice)
+    })
     const result = await verifySignatures(pdf, { certificates: [alice.certificate] })
-    expect(result.signatures[0]).toMatchObject({ name: "Legacy", signer: "Alice Example", date: signingTime.toISOString(), wrongIntegrity: false, unknownCertificate: false, signatureException: null })
+    expect(result.signatures[0]).toMatchObject({
+      name: "Legacy",
+      signer: "Alice Example",
+      date: signingTime.toISOString(),
+      wrongIntegrity: false,
+      unknownCertificate: false,
+      signatureException: null
+    })
     const tampered = await verifySignatures(replaceBytes(pdf, "Pay 100 EUR", "Pay 900 EUR"), noTrust)
     expect(tampered.signatures[0]).toMatchObject({ wrongIntegrity: true, unknownCertificate: true })
   })
@@ -168,9 +197,18 @@ describe("CMS variants", () => {
   it("a document timestamp (ETSI.RFC3161): the time stamping authority and the time of the token", async () => {
     const tsa = await makeCmsIdentity("Test TSA", "ECDSA")
     const stampedAt = new Date("2025-06-01T12:00:00.000Z")
-    const pdf = await signPdfWithCms(smallPdf(), tsa, { subFilter: "ETSI.RFC3161", signingTime: stampedAt, signedAttributes: true })
+    const pdf = await signPdfWithCms(smallPdf(), tsa, {
+      subFilter: "ETSI.RFC3161",
+      signingTime: stampedAt,
+      signedAttributes: true
+    })
     const result = await verifySignatures(pdf, noTrust)
-    expect(result.signatures[0]).toMatchObject({ signer: "Test TSA", date: stampedAt.toISOString(), wrongIntegrity: false, unknownCertificate: true })
+    expect(result.signatures[0]).toMatchObject({
+      signer: "Test TSA",
+      date: stampedAt.toISOString(),
+      wrongIntegrity: false,
+      unknownCertificate: true
+    })
     const tampered = await verifySignatures(replaceBytes(pdf, "Pay 100 EUR", "Pay 900 EUR"), noTrust)
     expect(tampered.signatures[0]!.signatureException).toMatch(/does not match the timestamp/)
   })
@@ -184,16 +222,33 @@ describe("certificate chains", () => {
   it("reaches a trusted root through the certificates the signature embeds", async () => {
     const pdf = await signPdf(smallPdf(), bob, { signingTime })
     const trusted = await verifySignatures(pdf, { certificates: [root.certificate] })
-    expect(trusted.signatures[0]).toMatchObject({ signer: "Bob Example", wrongIntegrity: false, unknownCertificate: false, signatureException: null })
+    expect(trusted.signatures[0]).toMatchObject({
+      signer: "Bob Example",
+      wrongIntegrity: false,
+      unknownCertificate: false,
+      signatureException: null
+    })
     const otherRoot = makeIdentity({ commonName: "Test Root CA", ca: true })
-    expect((await verifySignatures(pdf, { certificates: [otherRoot.certificate] })).signatures[0]!.unknownCertificate).toBe(true)
+    expect((await verifySignatures(pdf, { certificates: [otherRoot.certificate] })).signatures[0]!.unknownCertificate)
+      .toBe(true)
     expect((await verifySignatures(pdf, noTrust)).signatures[0]!.unknownCertificate).toBe(true)
   })
 
   it("requires the certificates to be valid at the signing time", async () => {
-    const expired = makeIdentity({ commonName: "Carol Expired", issuer: intermediate, notBefore: new Date("2020-01-01"), notAfter: new Date("2021-01-01") })
-    const result = await verifySignatures(await signPdf(smallPdf(), expired, { signingTime }), { certificates: [root.certificate] })
-    expect(result.signatures[0]).toMatchObject({ signer: "Carol Expired", wrongIntegrity: false, unknownCertificate: true })
+    const expired = makeIdentity({
+      commonName: "Carol Expired",
+      issuer: intermediate,
+      notBefore: new Date("2020-01-01"),
+      notAfter: new Date("2021-01-01")
+    })
+    const result = await verifySignatures(await signPdf(smallPdf(), expired, { signingTime }), {
+      certificates: [root.certificate]
+    })
+    expect(result.signatures[0]).toMatchObject({
+      signer: "Carol Expired",
+      wrongIntegrity: false,
+      unknownCertificate: true
+    })
     expect(result.signatures[0]!.signatureException).toMatch(/not valid at the signing time/)
     // Integrity is about the bytes: an untrusted certificate does not change it.
     expect(result.integrity).toBe(true)
@@ -201,7 +256,9 @@ describe("certificate chains", () => {
 
   it("does not accept a certificate issued by one that is not a CA", async () => {
     const mallory = makeIdentity({ commonName: "Mallory", issuer: bob })
-    const result = await verifySignatures(await signPdf(smallPdf(), mallory, { signingTime }), { certificates: [root.certificate] })
+    const result = await verifySignatures(await signPdf(smallPdf(), mallory, { signingTime }), {
+      certificates: [root.certificate]
+    })
     expect(result.signatures[0]).toMatchObject({ signer: "Mallory", unknownCertificate: true })
     expect(result.signatures[0]!.signatureException).toMatch(/not a certification authority/)
   })
@@ -212,7 +269,9 @@ describe("changes after signing", () => {
     const changed = await appendContentChange(await signedByAlice(), "Pay 900 EUR to the bearer")
     const result = await verifySignatures(changed, noTrust)
     expect(result.signatures[0]).toMatchObject({ signer: "Alice Example", wrongIntegrity: false })
-    expect(result.signatures[0]!.signatureException).toMatch(/^The document was changed after this signature \(\d+ bytes added: the content of page 1\)$/)
+    expect(result.signatures[0]!.signatureException).toMatch(
+      /^The document was changed after this signature \(\d+ bytes added: the content of page 1\)$/
+    )
     expect(result).toMatchObject({ wronglySigned: false, integrity: false })
   })
 
@@ -229,7 +288,12 @@ describe("changes after signing", () => {
 
   it("accepts a later revision that only adds another signature", async () => {
     const bob = makeIdentity({ commonName: "Bob Example" })
-    const twice = await appendSignature(await signedByAlice(), bob, { field: "Countersignature", reason: "Seen", location: "Paris", signingTime: new Date("2025-03-15T08:00:00Z") })
+    const twice = await appendSignature(await signedByAlice(), bob, {
+      field: "Countersignature",
+      reason: "Seen",
+      location: "Paris",
+      signingTime: new Date("2025-03-15T08:00:00Z")
+    })
     const result = await verifySignatures(twice, { certificates: [alice.certificate, bob.certificate] })
     expect(result).toEqual({
       signatures: [
@@ -272,7 +336,10 @@ describe("changes after signing", () => {
   it("accepts signing an empty field that existed when the first signature was made", async () => {
     const signed = await signPdf(smallPdf({ signatureFields: ["Approval"] }), alice, { signingTime })
     const bob = makeIdentity({ commonName: "Bob Example" })
-    const result = await verifySignatures(await appendSignature(signed, bob, { field: "Approval", signingTime }), noTrust)
+    const result = await verifySignatures(
+      await appendSignature(signed, bob, { field: "Approval", signingTime }),
+      noTrust
+    )
     expect(result.signatures.map((s) => [s.name, s.signer, s.wrongIntegrity, s.signatureException])).toEqual([
       ["Approval", "Bob Example", false, null],
       ["Signature1", "Alice Example", false, null]
@@ -286,7 +353,10 @@ describe("changes after signing", () => {
     const page = doc.getPages()[0]!
     const note = doc.context.largestObjectNumber + 1
     const annots = page.node.lookup(PDFName.of("Annots"))
-    page.node.set(PDFName.of("Annots"), doc.context.obj([...(annots instanceof PDFArray ? annots.asArray() : []), PDFRef.of(note)]))
+    page.node.set(
+      PDFName.of("Annots"),
+      doc.context.obj([...(annots instanceof PDFArray ? annots.asArray() : []), PDFRef.of(note)])
+    )
     const changed = await appendRevision(signed, [
       [note, "<< /Type /Annot /Subtype /FreeText /Rect [30 30 200 60] /Contents (Paid) /DA (/Helv 12 Tf 0 g) >>"],
       [page.ref.objectNumber, page.node.toString()]
@@ -298,7 +368,11 @@ describe("changes after signing", () => {
   it("accepts metadata updated after signing, but not a content change hidden behind it", async () => {
     const signed = await signedByAlice()
     const info = (await PDFDocument.load(signed)).context.largestObjectNumber + 1
-    const withInfo = await appendRevision(signed, [[info, "<< /Producer (Docstack) /ModDate (D:20250401000000Z) >>"]], `/Info ${info} 0 R `)
+    const withInfo = await appendRevision(
+      signed,
+      [[info, "<< /Producer (Docstack) /ModDate (D:20250401000000Z) >>"]],
+      `/Info ${info} 0 R `
+    )
     expect((await verifySignatures(withInfo, noTrust)).signatures[0]!.signatureException).toBeNull()
     // The information dictionary points at the page's content stream, which the same revision changes.
     const doc = await PDFDocument.load(signed)
@@ -327,7 +401,10 @@ describe("changes after signing", () => {
     const contents = doc.getPages()[0]!.node.lookup(PDFName.of("Contents"))
     const dangling = contents instanceof PDFArray ? contents.asArray()[1]!.toString() : ""
     expect(dangling).toMatch(/ 0 R$/)
-    const changed = await appendRevision(signed, [[Number(dangling.split(" ")[0]), streamObject("BT /F1 18 Tf 30 60 Td (and 800 EUR more) Tj ET")]])
+    const changed = await appendRevision(signed, [[
+      Number(dangling.split(" ")[0]),
+      streamObject("BT /F1 18 Tf 30 60 Td (and 800 EUR more) Tj ET")
+    ]])
     const report = (await verifySignatures(changed, noTrust)).signatures[0]!
     expect(report.signatureException).toMatch(/referred to by the signed revision, defined later/)
   })
@@ -335,13 +412,29 @@ describe("changes after signing", () => {
 
 describe("unsigned documents and fields", () => {
   it("an unsigned PDF has no signatures and its integrity", async () => {
-    expect(await verifySignatures(smallPdf(), noTrust)).toEqual({ signatures: [], wronglySigned: false, integrity: true })
-    expect(await verifySignatures(corpus("tracemonkey.pdf"), noTrust)).toEqual({ signatures: [], wronglySigned: false, integrity: true })
+    expect(await verifySignatures(smallPdf(), noTrust)).toEqual({
+      signatures: [],
+      wronglySigned: false,
+      integrity: true
+    })
+    expect(await verifySignatures(corpus("tracemonkey.pdf"), noTrust)).toEqual({
+      signatures: [],
+      wronglySigned: false,
+      integrity: true
+    })
   })
 
   it("lists an empty signature field as not signed, with its fully qualified name", async () => {
     const result = await verifySignatures(smallPdf({ signatureFields: ["Approval", "Approvals.Manager"] }), noTrust)
-    const unsigned = { signer: null, date: null, reason: null, location: null, wrongIntegrity: false, unknownCertificate: false, signatureException: "The field is not signed" }
+    const unsigned = {
+      signer: null,
+      date: null,
+      reason: null,
+      location: null,
+      wrongIntegrity: false,
+      unknownCertificate: false,
+      signatureException: "The field is not signed"
+    }
     expect(result).toEqual({
       signatures: [{ name: "Approval", ...unsigned }, { name: "Approvals.Manager", ...unsigned }],
       wronglySigned: false,
@@ -388,8 +481,9 @@ describe("damaged signatures give a report, not an error", () => {
       const cut = pdf.subarray(0, length)
       const result = await verifySignatures(cut, noTrust)
       // A cut that still holds a signature's byte range is a wrongly signed file, never an unsigned one.
-      if (Buffer.from(cut).includes("/ByteRange")) expect(result).toMatchObject({ wronglySigned: true, integrity: false })
-      else expect(result.signatures).toEqual([])
+      if (Buffer.from(cut).includes("/ByteRange")) {
+        expect(result).toMatchObject({ wronglySigned: true, integrity: false })
+      } else expect(result.signatures).toEqual([])
       for (const report of result.signatures) {
         expect(report.wrongIntegrity).toBe(true)
         expect(report.signatureException).toBeTruthy()
@@ -401,7 +495,9 @@ describe("damaged signatures give a report, not an error", () => {
     // Cut inside the signature value (the form and the field come after it in this file).
     const cut = await verifySignatures(pdf.subarray(0, Buffer.from(pdf).indexOf("/Contents <") + 100), noTrust)
     expect(cut).toMatchObject({ wronglySigned: true, integrity: false })
-    expect(cut.signatures).toEqual([expect.objectContaining({ wrongIntegrity: true, signatureException: expect.stringMatching(/could not be read/) })])
+    expect(cut.signatures).toEqual([
+      expect.objectContaining({ wrongIntegrity: true, signatureException: expect.stringMatching(/could not be read/) })
+    ])
     // Cut after the signature dictionary, before the form: the signature is found among the objects.
     const text = Buffer.from(pdf).toString("latin1")
     const afterSignature = text.indexOf("endobj", text.indexOf("/ByteRange")) + "endobj".length
@@ -410,12 +506,17 @@ describe("damaged signatures give a report, not an error", () => {
     expect(orphan.signatures).toEqual([expect.objectContaining({
       signer: "Alice Example",
       wrongIntegrity: true,
-      signatureException: expect.stringMatching(/^The signature is not attached to a field of the document's form; The file ends \d+ bytes before/)
+      signatureException: expect.stringMatching(
+        /^The signature is not attached to a field of the document's form; The file ends \d+ bytes before/
+      )
     })])
   })
 
   it("a field whose signature dictionary is missing", async () => {
-    const text = Buffer.from(smallPdf({ signatureFields: ["Approval"] })).toString("latin1").replace("/FT /Sig /T (Approval)", "/FT /Sig /V 99 0 R /T (Approval)")
+    const text = Buffer.from(smallPdf({ signatureFields: ["Approval"] })).toString("latin1").replace(
+      "/FT /Sig /T (Approval)",
+      "/FT /Sig /V 99 0 R /T (Approval)"
+    )
     const result = await verifySignatures(new Uint8Array(Buffer.from(text, "latin1")), noTrust)
     expect(result).toEqual({
       signatures: [{
@@ -450,7 +551,10 @@ describe("damaged signatures give a report, not an error", () => {
     // A signature whose gap is a 10 MB hex string; its byte range is computed as a signer would.
     const withField = await appendRevision(base, [
       [1, "<< /Type /Catalog /Pages 2 0 R /AcroForm << /Fields [7 0 R] /SigFlags 3 >> >>"],
-      [6, `<< /Type /Sig /SubFilter /adbe.pkcs7.detached /ByteRange [0 /********** /********** /**********] /Contents <${huge}> >>`],
+      [
+        6,
+        `<< /Type /Sig /SubFilter /adbe.pkcs7.detached /ByteRange [0 /********** /********** /**********] /Contents <${huge}> >>`
+      ],
       [7, "<< /FT /Sig /T (Big) /V 6 0 R /Rect [0 0 0 0] >>"]
     ])
     const text = Buffer.from(withField).toString("latin1")
@@ -466,7 +570,11 @@ describe("damaged signatures give a report, not an error", () => {
   })
 
   it("bytes that are not a PDF", async () => {
-    expect(await verifySignatures(new Uint8Array(0), noTrust)).toEqual({ signatures: [], wronglySigned: false, integrity: true })
+    expect(await verifySignatures(new Uint8Array(0), noTrust)).toEqual({
+      signatures: [],
+      wronglySigned: false,
+      integrity: true
+    })
     const notPdf = await verifySignatures(new Uint8Array(Buffer.from("hello /ByteRange [0 1 2 3]")), noTrust)
     expect(notPdf).toMatchObject({ wronglySigned: true, integrity: false })
     expect(notPdf.signatures[0]!.signatureException).toMatch(/could not be read/)
@@ -484,16 +592,24 @@ describe("certificatesFromPem", () => {
     expect(certificates.length).toBeGreaterThan(50)
   })
 
-  it.skipIf(!existsSync(SYSTEM_BUNDLE))("a system bundle as the trust store: public roots do not vouch for a test certificate", async () => {
-    const roots = certificatesFromPem(readFileSync(SYSTEM_BUNDLE, "latin1"))
-    const pdf = await signedByAlice()
-    expect((await verifySignatures(pdf, { certificates: roots })).signatures[0]!.unknownCertificate).toBe(true)
-    expect((await verifySignatures(pdf, { certificates: [...roots, alice.certificate] })).signatures[0]!.unknownCertificate).toBe(false)
-  })
+  it.skipIf(!existsSync(SYSTEM_BUNDLE))(
+    "a system bundle as the trust store: public roots do not vouch for a test certificate",
+    async () => {
+      const roots = certificatesFromPem(readFileSync(SYSTEM_BUNDLE, "latin1"))
+      const pdf = await signedByAlice()
+      expect((await verifySignatures(pdf, { certificates: roots })).signatures[0]!.unknownCertificate).toBe(true)
+      expect(
+        (await verifySignatures(pdf, { certificates: [...roots, alice.certificate] })).signatures[0]!.unknownCertificate
+      ).toBe(false)
+    }
+  )
 
   it("reads DER bytes, one or several concatenated", () => {
     const other = makeIdentity({ commonName: "Dave" })
     expect(certificatesFromPem(alice.certificate)).toEqual([alice.certificate])
-    expect(certificatesFromPem(Buffer.concat([alice.certificate, other.certificate]))).toEqual([alice.certificate, other.certificate])
+    expect(certificatesFromPem(Buffer.concat([alice.certificate, other.certificate]))).toEqual([
+      alice.certificate,
+      other.certificate
+    ])
   })
 })

@@ -8,7 +8,10 @@ import { textRun } from "../../support/text-runs.ts"
 
 const run = (text: string, x: number, y: number, charWidth = 5) => textRun(text, x, y, { charWidth })
 
-const options = (searchText: string, more: Partial<{ caseSensitive: boolean; accentSensitive: boolean; regex: boolean }> = {}) => ({
+const options = (
+  searchText: string,
+  more: Partial<{ caseSensitive: boolean; accentSensitive: boolean; regex: boolean }> = {}
+) => ({
   searchText,
   caseSensitive: false,
   accentSensitive: false,
@@ -41,8 +44,14 @@ describe("searchRuns", () => {
     expect(find(runs, "resume").hits[0]!.textRangeList).toHaveLength(3)
     expect(find(runs, "resume", { caseSensitive: true }).hits[0]!.textRangeList).toHaveLength(1)
     expect(find(runs, "resume", { accentSensitive: true }).hits[0]!.textRangeList).toHaveLength(2)
-    expect(find(runs, "Résumé", { caseSensitive: true, accentSensitive: true }).hits[0]!.textRangeList).toEqual([{ firstCharacter: 0, lastCharacter: 5 }])
-    expect(find([run("a1 b22 c333", 0, 0)], "\\d{2,}", { regex: true }).matches.map((m) => m.text)).toEqual(["22", "333"])
+    expect(find(runs, "Résumé", { caseSensitive: true, accentSensitive: true }).hits[0]!.textRangeList).toEqual([{
+      firstCharacter: 0,
+      lastCharacter: 5
+    }])
+    expect(find([run("a1 b22 c333", 0, 0)], "\\d{2,}", { regex: true }).matches.map((m) => m.text)).toEqual([
+      "22",
+      "333"
+    ])
     expect(find([run("1+1=2", 0, 0)], "1+1").matches.map((m) => m.text)).toEqual(["1+1"])
   })
 

@@ -32,7 +32,12 @@ import {
 import * as pdfjs from "pdfjs-dist/legacy/build/pdf.mjs"
 import sharp from "sharp"
 import { afterAll } from "vitest"
-import { redact, RedactionFailed, type RedactionRegion, type RedactionSettings } from "../../../src/services/broker/transformations/Redaction.ts"
+import {
+  redact,
+  RedactionFailed,
+  type RedactionRegion,
+  type RedactionSettings
+} from "../../../src/services/broker/transformations/Redaction.ts"
 import { CORPUS } from "../../support/backends.ts"
 
 type Box = readonly [number, number, number, number]
@@ -49,7 +54,9 @@ const saved = (pdf: Uint8Array) => {
 const corpus = (name: string) => new Uint8Array(readFileSync(path.join(CORPUS, "pdf", name)))
 
 const pageText = (pdf: Uint8Array, page: number) =>
-  execFileSync("pdftotext", ["-enc", "UTF-8", "-f", `${page + 1}`, "-l", `${page + 1}`, saved(pdf), "-"], { encoding: "utf8" })
+  execFileSync("pdftotext", ["-enc", "UTF-8", "-f", `${page + 1}`, "-l", `${page + 1}`, saved(pdf), "-"], {
+    encoding: "utf8"
+  })
 
 const words = (text: string) => text.split(/\s+/).filter((w) => w !== "")
 
@@ -60,8 +67,24 @@ interface Raster {
 }
 const render = (pdf: Uint8Array, page: number): Promise<Raster> => {
   const prefix = path.join(scratch, `${files++}`)
-  execFileSync("pdftoppm", ["-r", "72", "-cropbox", "-f", `${page + 1}`, "-l", `${page + 1}`, "-singlefile", "-png", saved(pdf), prefix])
-  return sharp(`${prefix}.png`).removeAlpha().raw().toBuffer({ resolveWithObject: true }).then(({ data, info }) => ({ data, width: info.width, height: info.height }))
+  execFileSync("pdftoppm", [
+    "-r",
+    "72",
+    "-cropbox",
+    "-f",
+    `${page + 1}`,
+    "-l",
+    `${page + 1}`,
+    "-singlefile",
+    "-png",
+    saved(pdf),
+    prefix
+  ])
+  return sharp(`${prefix}.png`).removeAlpha().raw().toBuffer({ resolveWithObject: true }).then(({ data, info }) => ({
+    data,
+    width: info.width,
+    height: info.height
+  }))
 }
 
 /** Everything an attacker can read out of the file: every object, streams decompressed, hex and UTF-16 strings decoded. */
@@ -81,7 +104,8 @@ const attackerView = async (pdf: Uint8Array): Promise<string> => {
     .replace(/\0/g, "")
 }
 
-const decoded = (stream: unknown) => stream instanceof PDFRawStream ? Buffer.from(decodePDFRawStream(stream).decode()) : Buffer.alloc(0)
+const decoded = (stream: unknown) =>
+  stream instanceof PDFRawStream ? Buffer.from(decodePDFRawStream(stream).decode()) : Buffer.alloc(0)
 
 /** A page's content streams, decoded and joined. */
 const pageContent = (doc: PDFDocument, page: number): Buffer => {
@@ -91,11 +115,21 @@ const pageContent = (doc: PDFDocument, page: number): Buffer => {
 }
 
 const times = (m: Matrix, n: Matrix): Matrix => [
-  m[0] * n[0] + m[1] * n[2], m[0] * n[1] + m[1] * n[3], m[2] * n[0] + m[3] * n[2], m[2] * n[1] + m[3] * n[3],
-  m[4] * n[0] + m[5] * n[2] + n[4], m[4] * n[1] + m[5] * n[3] + n[5]
+  m[0] * n[0] + m[1] * n[2],
+  m[0] * n[1] + m[1] * n[3],
+  m[2] * n[0] + m[3] * n[2],
+  m[2] * n[1] + m[3] * n[3],
+  m[4] * n[0] + m[5] * n[2] + n[4],
+  m[4] * n[1] + m[5] * n[3] + n[5]
 ]
-const boxOf = (points: ReadonlyArray<readonly [number, number]>): Box =>
-  [Math.min(...points.map((p) => p[0])), Math.min(...points.map((p) => p[1])), Math.max(...points.map((p) => p[0])), Math.max(...points.map((p) => p[1]))]
+const boxOf = (
+  points: ReadonlyArray<readonly [number, number]>
+): Box => [
+  Math.min(...points.map((p) => p[0])),
+  Math.min(...points.map((p) => p[1])),
+  Math.max(...points.map((p) => p[0])),
+  Math.max(...points.map((p) => p[1]))
+]
 
 /**
  * What a page paints with paths, recomputed: a page-space box per filled subpath and per stroked
@@ -111,7 +145,9 @@ const paintedPaths = async (pdf: Uint8Array, page: number) => {
     const stack: Array<Matrix> = []
     let ctm = start
     let operands: Array<string> = []
-    let subpaths: Array<{ start: readonly [number, number]; points: Array<readonly [number, number]>; segments: Array<Box> }> = []
+    let subpaths: Array<
+      { start: readonly [number, number]; points: Array<readonly [number, number]>; segments: Array<Box> }
+    > = []
     let current: readonly [number, number] = [0, 0]
     const at = (x: number, y: number) => [ctm[0] * x + ctm[2] * y + ctm[4], ctm[1] * x + ctm[3] * y + ctm[5]] as const
     const segment = (...points: Array<readonly [number, number]>) => {
@@ -159,10 +195,18 @@ const paintedPaths = async (pdf: Uint8Array, page: number) => {
         if (["S", "s", "B", "B*", "b", "b*"].includes(token)) strokes.push(...subpaths.flatMap((sub) => sub.segments))
         subpaths = []
       } else if (token === "Do" && name !== undefined) {
-        const xobject = doc.context.lookup(resources?.lookupMaybe(PDFName.of("XObject"), PDFDict)?.get(PDFName.of(name)))
+        const xobject = doc.context.lookup(
+          resources?.lookupMaybe(PDFName.of("XObject"), PDFDict)?.get(PDFName.of(name))
+        )
         if (xobject instanceof PDFRawStream && xobject.dict.get(PDFName.of("Subtype"))?.toString() === "/Form") {
-          const matrix = xobject.dict.lookupMaybe(PDFName.of("Matrix"), PDFArray)?.asArray().map((v) => (v as PDFNumber).asNumber()) ?? [1, 0, 0, 1, 0, 0]
-          walk(decoded(xobject).toString("latin1"), xobject.dict.lookupMaybe(PDFName.of("Resources"), PDFDict) ?? resources, times(matrix as unknown as Matrix, ctm))
+          const matrix = xobject.dict.lookupMaybe(PDFName.of("Matrix"), PDFArray)?.asArray().map((v) =>
+            (v as PDFNumber).asNumber()
+          ) ?? [1, 0, 0, 1, 0, 0]
+          walk(
+            decoded(xobject).toString("latin1"),
+            xobject.dict.lookupMaybe(PDFName.of("Resources"), PDFDict) ?? resources,
+            times(matrix as unknown as Matrix, ctm)
+          )
         }
       }
     }
@@ -180,7 +224,9 @@ const grow = ([x0, y0, x1, y1]: Box, by: number): Box => [x0 - by, y0 - by, x1 +
 const pageImages = (doc: PDFDocument, page: number) => {
   const xobjects = doc.getPage(page).node.Resources()?.lookupMaybe(PDFName.of("XObject"), PDFDict)
   return (xobjects?.values() ?? []).map((ref) => doc.context.lookup(ref))
-    .filter((o): o is PDFRawStream => o instanceof PDFRawStream && o.dict.get(PDFName.of("Subtype"))?.toString() === "/Image")
+    .filter((o): o is PDFRawStream =>
+      o instanceof PDFRawStream && o.dict.get(PDFName.of("Subtype"))?.toString() === "/Image"
+    )
     .map((image) => ({ width: (image.dict.get(PDFName.of("Width")) as PDFNumber).asNumber(), samples: decoded(image) }))
 }
 
@@ -216,7 +262,9 @@ for (let i = 0; i < 100 * 100; i++) IMAGE.set([200, (i % 100) * 2, 50 + Math.flo
 const generated = Effect.promise(async () => {
   const doc = await PDFDocument.create()
   const font = await doc.embedFont(StandardFonts.Helvetica)
-  const image = await doc.embedPng(await sharp(IMAGE, { raw: { width: 100, height: 100, channels: 3 } }).png().toBuffer())
+  const image = await doc.embedPng(
+    await sharp(IMAGE, { raw: { width: 100, height: 100, channels: 3 } }).png().toBuffer()
+  )
   const circle = doc.context.register(doc.context.stream(
     "1 0 0 rg 50 0 m 77.6 0 100 22.4 100 50 c 100 77.6 77.6 100 50 100 c 22.4 100 0 77.6 0 50 c 0 22.4 22.4 0 50 0 c f",
     { Type: "XObject", Subtype: "Form", BBox: [0, 0, 100, 100] }
@@ -225,19 +273,51 @@ const generated = Effect.promise(async () => {
     page.drawText(`Public ${secret} neighbour`, { x: 50, y: 700, size: 20, font })
     page.drawRectangle({ x: 100, y: 500, width: 100, height: 100, color: rgb(0, 0, 1) })
     page.drawLine({ start: { x: 300, y: 450 }, end: { x: 500, y: 650 }, thickness: 2 })
-    page.pushOperators(pushGraphicsState(), concatTransformationMatrix(1, 0, 0, 1, 400, 200), drawObject(page.node.newXObject("Fm", circle)), popGraphicsState())
+    page.pushOperators(
+      pushGraphicsState(),
+      concatTransformationMatrix(1, 0, 0, 1, 400, 200),
+      drawObject(page.node.newXObject("Fm", circle)),
+      popGraphicsState()
+    )
     // The image as a tagged figure, described in its marked content (and, on the first page, in the structure tree).
-    const drawn = `/Figure <</Alt (${description}) /MCID 0>> BDC q 200 0 0 200 100 200 cm ${page.node.newXObject("Im", image.ref)} Do Q EMC`
+    const drawn = `/Figure <</Alt (${description}) /MCID 0>> BDC q 200 0 0 200 100 200 cm ${
+      page.node.newXObject("Im", image.ref)
+    } Do Q EMC`
     page.node.addContentStream(doc.context.register(doc.context.stream(drawn)))
   }
-  for (const [secret, description] of [[SECRET, `Photo of ${SECRET}`], ["OTHERWORD", "Photo of OTHERWORD"], [SECRET, "A landscape"]] as const) {
+  for (
+    const [secret, description] of [[SECRET, `Photo of ${SECRET}`], ["OTHERWORD", "Photo of OTHERWORD"], [
+      SECRET,
+      "A landscape"
+    ]] as const
+  ) {
     draw(doc.addPage([600, 800]), secret, description)
   }
   const first = doc.getPage(0)
-  const element = doc.context.obj({ Type: "StructElem", S: "Figure", Alt: PDFString.of(`Structure of ${SECRET}`), Pg: first.ref, K: 0 })
-  doc.catalog.set(PDFName.of("StructTreeRoot"), doc.context.obj({ Type: "StructTreeRoot", K: doc.context.register(element) }))
-  const note = doc.context.obj({ Type: "Annot", Subtype: "Text", Rect: [20, 20, 40, 40], Contents: PDFString.of("NOTESECRET") })
-  const link = doc.context.obj({ Type: "Annot", Subtype: "Link", Rect: [400, 740, 500, 760], Border: [0, 0, 0], A: { S: "URI", URI: PDFString.of("https://example.org/") } })
+  const element = doc.context.obj({
+    Type: "StructElem",
+    S: "Figure",
+    Alt: PDFString.of(`Structure of ${SECRET}`),
+    Pg: first.ref,
+    K: 0
+  })
+  doc.catalog.set(
+    PDFName.of("StructTreeRoot"),
+    doc.context.obj({ Type: "StructTreeRoot", K: doc.context.register(element) })
+  )
+  const note = doc.context.obj({
+    Type: "Annot",
+    Subtype: "Text",
+    Rect: [20, 20, 40, 40],
+    Contents: PDFString.of("NOTESECRET")
+  })
+  const link = doc.context.obj({
+    Type: "Annot",
+    Subtype: "Link",
+    Rect: [400, 740, 500, 760],
+    Border: [0, 0, 0],
+    A: { S: "URI", URI: PDFString.of("https://example.org/") }
+  })
   first.node.set(PDFName.of("Annots"), doc.context.obj([doc.context.register(note), doc.context.register(link)]))
   const field = doc.getForm().createTextField("account")
   field.setText("FIELDSECRET")
@@ -261,9 +341,14 @@ layer(NodeContext.layer, { excludeTestServices: true })("redaction", (it) => {
   it.effect("removes text, line art, image pixels, descriptions, annotations and field values under the regions, and nothing else", () =>
     Effect.gen(function*() {
       const { pdf, secretBox } = yield* generated
-      const regions: Array<RedactionRegion> = [...[secretBox, ...SHAPES].map((rect) => ({ page: 0, rect })), { page: 2, rect: secretBox }]
+      const regions: Array<RedactionRegion> = [...[secretBox, ...SHAPES].map((rect) => ({ page: 0, rect })), {
+        page: 2,
+        rect: secretBox
+      }]
       const result = yield* redact(pdf, regions)
-      const [before, after] = yield* Effect.promise(() => Promise.all([PDFDocument.load(pdf), PDFDocument.load(result)]))
+      const [before, after] = yield* Effect.promise(() =>
+        Promise.all([PDFDocument.load(pdf), PDFDocument.load(result)])
+      )
 
       // Text: neither the word nor a piece of it, the words around it still there.
       for (const page of [0, 2]) {
@@ -278,8 +363,11 @@ layer(NodeContext.layer, { excludeTestServices: true })("redaction", (it) => {
       expect(view).toContain("https://example.org/") // the link outside the regions stays
 
       // Paths: nothing painted reaches into a region (the form included) but the boxes themselves.
-      const [paths, original] = yield* Effect.promise(() => Promise.all([paintedPaths(result, 0), paintedPaths(pdf, 0)]))
-      const isBox = (b: Box) => regions.some(({ page, rect }) => page === 0 && rect.every((v, i) => Math.abs(v - b[i]!) < 0.001))
+      const [paths, original] = yield* Effect.promise(() =>
+        Promise.all([paintedPaths(result, 0), paintedPaths(pdf, 0)])
+      )
+      const isBox = (b: Box) =>
+        regions.some(({ page, rect }) => page === 0 && rect.every((v, i) => Math.abs(v - b[i]!) < 0.001))
       for (const region of [SHAPES[0]!, SHAPES[1]!, SHAPES[3]!]) {
         expect(into(original.fills, region).length + into(original.strokes, region).length).toBeGreaterThan(0)
         expect(into(paths.fills, region).filter((b) => !isBox(b))).toEqual([])
@@ -295,12 +383,16 @@ layer(NodeContext.layer, { excludeTestServices: true })("redaction", (it) => {
         for (let x = 0; x < 100; x++) {
           const pixel = [...samples.subarray((y * 100 + x) * 3, (y * 100 + x) * 3 + 3)]
           if (x >= 25 && x < 75 && y >= 50 && y < 75) expect(pixel).toEqual([255, 255, 255])
-          else if (x < 24 || x > 75 || y < 49 || y > 75) expect(pixel).toEqual([...IMAGE.subarray((y * 100 + x) * 3, (y * 100 + x) * 3 + 3)])
+          else if (x < 24 || x > 75 || y < 49 || y > 75) {
+            expect(pixel).toEqual([...IMAGE.subarray((y * 100 + x) * 3, (y * 100 + x) * 3 + 3)])
+          }
         }
       }
 
       // Annotations over a region gone, the field with them; no Redact annotation left behind.
-      const subtypes = (after.getPage(0).node.Annots()?.asArray() ?? []).map((a) => after.context.lookup(a, PDFDict).get(PDFName.of("Subtype"))?.toString())
+      const subtypes = (after.getPage(0).node.Annots()?.asArray() ?? []).map((a) =>
+        after.context.lookup(a, PDFDict).get(PDFName.of("Subtype"))?.toString()
+      )
       expect(subtypes).toEqual(["/Link"])
       expect(after.getForm().getFields()).toHaveLength(0)
 
@@ -311,7 +403,11 @@ layer(NodeContext.layer, { excludeTestServices: true })("redaction", (it) => {
       for (let y = 0; y < shown.height; y++) {
         for (let x = 0; x < shown.width; x++) {
           const [ux, uy] = [x + 0.5, 800 - y - 0.5]
-          if (regions.some((r) => r.page === 0 && ux > r.rect[0] - 3 && ux < r.rect[2] + 3 && uy > r.rect[1] - 3 && uy < r.rect[3] + 3)) continue
+          if (
+            regions.some((r) =>
+              r.page === 0 && ux > r.rect[0] - 3 && ux < r.rect[2] + 3 && uy > r.rect[1] - 3 && uy < r.rect[3] + 3
+            )
+          ) continue
           const i = (y * shown.width + x) * 3
           if (Math.max(...[0, 1, 2].map((c) => Math.abs(shown.data[i + c]! - expected.data[i + c]!))) > 48) differing++
         }
@@ -326,11 +422,20 @@ layer(NodeContext.layer, { excludeTestServices: true })("redaction", (it) => {
   it.effect("with fill null draws no box, and the content is gone all the same", () =>
     Effect.gen(function*() {
       const { pdf, secretBox } = yield* generated
-      const result = yield* redact(pdf, [{ page: 0, rect: secretBox }, { page: 0, rect: [150, 250, 250, 300] }], { fill: null })
+      const result = yield* redact(pdf, [{ page: 0, rect: secretBox }, { page: 0, rect: [150, 250, 250, 300] }], {
+        fill: null
+      })
       const shown = yield* Effect.promise(() => render(result, 0))
       const dark = pixelBox(shown, (r, g, b) => r + g + b < 600)
       // Nothing drawn where the word was nor inside the image's hole (rendered y runs down from the top).
-      for (const [x0, y0, x1, y1] of [[secretBox[0], 800 - secretBox[3], secretBox[2], 800 - secretBox[1]], [152, 502, 248, 548]] as const) {
+      for (
+        const [x0, y0, x1, y1] of [[secretBox[0], 800 - secretBox[3], secretBox[2], 800 - secretBox[1]], [
+          152,
+          502,
+          248,
+          548
+        ]] as const
+      ) {
         for (let y = Math.ceil(y0); y < y1; y++) {
           for (let x = Math.ceil(x0); x < x1; x++) {
             const i = (y * shown.width + x) * 3
@@ -348,7 +453,9 @@ layer(NodeContext.layer, { excludeTestServices: true })("redaction", (it) => {
       const { author, call } = yield* Effect.promise(async () => {
         const doc = await pdfjs.getDocument({ data: pdf.slice(), verbosity: 0, isEvalSupported: false }).promise
         const find = async (page: number, str: string) => {
-          const items = (await (await doc.getPage(page + 1)).getTextContent()).items as Array<{ str: string; transform: Array<number>; width: number; height: number }>
+          const items = (await (await doc.getPage(page + 1)).getTextContent()).items as Array<
+            { str: string; transform: Array<number>; width: number; height: number }
+          >
           const item = items.find((i) => i.str === str)!
           const [x, y] = [item.transform[4]!, item.transform[5]!]
           return [x + 0.5, y - 0.25 * item.height, x + item.width - 0.5, y + 0.75 * item.height] as const
@@ -372,7 +479,9 @@ layer(NodeContext.layer, { excludeTestServices: true })("redaction", (it) => {
       const calls = (text: string) => text.split("call js_Array_set").length - 1
       expect(calls(pageText(result, 2))).toBe(calls(pageText(pdf, 2)) - 1)
       expect(pageText(result, 2)).toMatch(/push esi\s+add esp, 8/)
-      const [original, redacted] = yield* Effect.promise(() => Promise.all([PDFDocument.load(pdf), PDFDocument.load(result)]))
+      const [original, redacted] = yield* Effect.promise(() =>
+        Promise.all([PDFDocument.load(pdf), PDFDocument.load(result)])
+      )
       for (const page of [1, 3, 13]) expect(pageContent(redacted, page).equals(pageContent(original, page))).toBe(true)
     }))
 
@@ -399,7 +508,9 @@ layer(NodeContext.layer, { excludeTestServices: true })("redaction", (it) => {
       expect(image!.width).toBe(1254)
       expect(new Set(inRegion(image!.samples))).toEqual(new Set([255]))
       execFileSync("pdfimages", ["-j", saved(pdf), path.join(scratch, "scan")])
-      const scan = yield* Effect.promise(() => sharp(path.join(scratch, "scan-000.jpg")).extractChannel(0).raw().toBuffer())
+      const scan = yield* Effect.promise(() =>
+        sharp(path.join(scratch, "scan-000.jpg")).extractChannel(0).raw().toBuffer()
+      )
       expect(Math.min(...inRegion(scan))).toBeLessThan(100)
     }))
 
@@ -442,7 +553,9 @@ layer(NodeContext.layer, { excludeTestServices: true })("redaction", (it) => {
       expect(pageText(rotated, 1)).not.toContain("Second line")
       expect(pageText(rotated, 1)).toContain("This is my second page")
       expect(pageText(rotated, 0)).toBe(pageText(rotation, 0))
-      const [shown, expected] = yield* Effect.promise(() => Promise.all([render(rotated, 1), displayedBox(rotated, 1, line)]))
+      const [shown, expected] = yield* Effect.promise(() =>
+        Promise.all([render(rotated, 1), displayedBox(rotated, 1, line)])
+      )
       expect(shown.width).toBeGreaterThan(shown.height)
       pixelBox(shown, isRed).forEach((v, i) => expect(Math.abs(v - expected[i]!)).toBeLessThanOrEqual(1.5))
 
@@ -459,8 +572,12 @@ layer(NodeContext.layer, { excludeTestServices: true })("redaction", (it) => {
       const result = yield* redact(cropped, [{ page: 0, rect: word }], { fill: [1, 0, 0] })
       expect(pageText(result, 0)).toMatch(/Public\s+neighbour/)
       expect(pageText(result, 0)).not.toContain("SECRET")
-      const [shownCropped, expectedCropped] = yield* Effect.promise(() => Promise.all([render(result, 0), displayedBox(result, 0, word)]))
-      pixelBox(shownCropped, isRed).forEach((v, i) => expect(Math.abs(v - expectedCropped[i]!)).toBeLessThanOrEqual(1.5))
+      const [shownCropped, expectedCropped] = yield* Effect.promise(() =>
+        Promise.all([render(result, 0), displayedBox(result, 0, word)])
+      )
+      pixelBox(shownCropped, isRed).forEach((v, i) =>
+        expect(Math.abs(v - expectedCropped[i]!)).toBeLessThanOrEqual(1.5)
+      )
     }))
 
   it.effect("TAMReview.pdf: a page with an inline image MuPDF cannot write back (an indexed palette) is redacted all the same", () =>
@@ -473,7 +590,9 @@ layer(NodeContext.layer, { excludeTestServices: true })("redaction", (it) => {
       expect(pageText(result, 0)).toContain("Mohammad Chuttur")
       const paths = yield* Effect.promise(() => paintedPaths(result, 0))
       expect(into(paths.fills, header).filter((b) => !b.every((v, i) => Math.abs(v - header[i]!) < 0.001))).toEqual([])
-      const content = yield* Effect.promise(() => PDFDocument.load(result).then((doc) => pageContent(doc, 0).toString("latin1")))
+      const content = yield* Effect.promise(() =>
+        PDFDocument.load(result).then((doc) => pageContent(doc, 0).toString("latin1"))
+      )
       expect(content).not.toMatch(/\bBI\b/)
     }))
 
@@ -485,37 +604,64 @@ layer(NodeContext.layer, { excludeTestServices: true })("redaction", (it) => {
       const result = yield* redact(pdf, pages.map((page) => ({ page, rect })))
       // pdftotext's crop area is in points from the top left of the page (792 pt high).
       const textIn = (file: Uint8Array, page: number) =>
-        execFileSync("pdftotext", ["-f", `${page + 1}`, "-l", `${page + 1}`, "-x", "100", "-y", `${792 - 400}`, "-W", "200", "-H", "100", saved(file), "-"], { encoding: "utf8" }).trim()
+        execFileSync("pdftotext", [
+          "-f",
+          `${page + 1}`,
+          "-l",
+          `${page + 1}`,
+          "-x",
+          "100",
+          "-y",
+          `${792 - 400}`,
+          "-W",
+          "200",
+          "-H",
+          "100",
+          saved(file),
+          "-"
+        ], { encoding: "utf8" }).trim()
       expect(pages.filter((page) => textIn(pdf, page) !== "").length).toBeGreaterThanOrEqual(7)
       for (const page of pages) {
         expect(textIn(result, page)).toBe("")
         expect(words(pageText(result, page)).length).toBeGreaterThan(20)
       }
-      const [before, after] = yield* Effect.promise(() => Promise.all([PDFDocument.load(pdf), PDFDocument.load(result)]))
+      const [before, after] = yield* Effect.promise(() =>
+        Promise.all([PDFDocument.load(pdf), PDFDocument.load(result)])
+      )
       expect(after.getPageCount()).toBe(400)
-      for (const page of [0, 2, 4, 200, 399]) expect(pageContent(after, page).equals(pageContent(before, page))).toBe(true)
+      for (const page of [0, 2, 4, 200, 399]) {
+        expect(pageContent(after, page).equals(pageContent(before, page))).toBe(true)
+      }
     }))
 
   /** The message of the RedactionFailed a call ends with ("succeeded" if it does not fail). */
   const failure = (pdf: Uint8Array, regions: ReadonlyArray<RedactionRegion>, settings: RedactionSettings = {}) =>
     Effect.flip(redact(pdf, regions, settings).pipe(Effect.as("succeeded"))).pipe(
-      Effect.map((error) => error instanceof RedactionFailed ? error.message : `not a RedactionFailed: ${String(error)}`)
+      Effect.map((error) =>
+        error instanceof RedactionFailed ? error.message : `not a RedactionFailed: ${String(error)}`
+      )
     )
   const anywhere = [{ page: 0, rect: [10, 10, 100, 100] as const }]
 
   it.effect("refuses, saying why: an unreadable file, a password, a page out of range, a bad rectangle", () =>
     Effect.gen(function*() {
-      expect(yield* failure(new TextEncoder().encode("this is not a PDF at all\n"), anywhere)).toMatch(/^The file is not a readable PDF: /)
+      expect(yield* failure(new TextEncoder().encode("this is not a PDF at all\n"), anywhere)).toMatch(
+        /^The file is not a readable PDF: /
+      )
       expect(yield* failure(corpus("bug1020226.pdf"), anywhere)).toMatch(/^The file is not a readable PDF: /)
       expect(yield* failure(corpus("issue6010_1.pdf"), anywhere)).toMatch(/password-protected/)
       expect(yield* failure(corpus("Pages-tree-refs.pdf"), anywhere)).toMatch(/^The PDF's page tree cannot be read/)
       expect(yield* failure(corpus("xfa_filled_imm1344e.pdf"), anywhere)).toMatch(/dynamic XFA form/)
-      expect(yield* failure(corpus("rotation.pdf"), [{ page: 5, rect: [10, 10, 100, 100] }])).toBe("Page 6 does not exist: the document has 2 pages")
+      expect(yield* failure(corpus("rotation.pdf"), [{ page: 5, rect: [10, 10, 100, 100] }])).toBe(
+        "Page 6 does not exist: the document has 2 pages"
+      )
       expect(yield* failure(corpus("rotation.pdf"), [{ page: 0, rect: [100, 10, 50, 100] }])).toMatch(/x1 <= x2/)
     }))
 
   it.effect("stops work that takes longer than the timeout", () =>
     Effect.gen(function*() {
-      expect(yield* failure(corpus("tracemonkey.pdf"), anywhere, { timeoutMs: 1 })).toMatch(/^The redaction took longer than 1ms/)
+      expect(yield* failure(corpus("tracemonkey.pdf"), anywhere, { timeoutMs: 1 })).toMatch(
+        /^The redaction took longer than 1ms/
+      )
     }))
 })

@@ -12,13 +12,21 @@ import { tmpdir } from "node:os"
 import * as path from "node:path"
 import { PDFDocument } from "pdf-lib"
 import sharp from "sharp"
-import { BrokerUrl, brokerTestLayer } from "../../../src/layers/Test.ts"
+import { brokerTestLayer, BrokerUrl } from "../../../src/layers/Test.ts"
 import { defaultBackend } from "../../support/backends.ts"
 import { call, corpusFile, uploadOk } from "../../support/http.ts"
 
-const json = (method: string, body: unknown) => ({ method, headers: { "content-type": "application/json" }, body: JSON.stringify(body) })
+const json = (method: string, body: unknown) => ({
+  method,
+  headers: { "content-type": "application/json" },
+  body: JSON.stringify(body)
+})
 
-type TextRun = { text: string; individualWidths: Array<number>; position: { x: number; y: number; w: number; h: number } }
+type TextRun = {
+  text: string
+  individualWidths: Array<number>
+  position: { x: number; y: number; w: number; h: number }
+}
 
 /** The displayed box of `word` inside the first run of the page that holds it. */
 const wordBox = (runs: ReadonlyArray<TextRun>, word: string) => {
@@ -38,9 +46,12 @@ layer(brokerTestLayer(defaultBackend.config), { timeout: 300_000 })("transformat
       expect(order).toMatchObject({ currentState: "PROCESSED", errorMessage: null })
       return { id, order }
     })
-  const pageCount = (base: string, id: string) => call(`${base}/documents/${id}/layout`).pipe(Effect.map((r) => r.json.pageDimensionsList.length as number))
+  const pageCount = (base: string, id: string) =>
+    call(`${base}/documents/${id}/layout`).pipe(Effect.map((r) => r.json.pageDimensionsList.length as number))
   const pageText = (base: string, id: string, page: number) =>
-    call(`${base}/documents/${id}/pages/${page}/text/position`).pipe(Effect.map((r) => (r.json.positionTextList as Array<TextRun>).map((t) => t.text).join(" ")))
+    call(`${base}/documents/${id}/pages/${page}/text/position`).pipe(
+      Effect.map((r) => (r.json.positionTextList as Array<TextRun>).map((t) => t.text).join(" "))
+    )
 
   it.effect("merge, split and reorder: the right pages, in the right order, as ordinary documents", () =>
     Effect.gen(function*() {
@@ -50,7 +61,10 @@ layer(brokerTestLayer(defaultBackend.config), { timeout: 300_000 })("transformat
       const [paperPages, reviewPages] = [yield* pageCount(base, paper), yield* pageCount(base, review)]
 
       const merged = yield* transform(base, {
-        transformationDetails: [{ documentTitle: "Both", transformationElements: [{ documentId: { id: paper } }, { documentId: review }] }]
+        transformationDetails: [{
+          documentTitle: "Both",
+          transformationElements: [{ documentId: { id: paper } }, { documentId: review }]
+        }]
       })
       const mergedId = merged.order.transformationResultDocumentID.id
       expect(merged.order.transformationResultDocumentIDs).toEqual([{ id: mergedId }])
@@ -61,8 +75,16 @@ layer(brokerTestLayer(defaultBackend.config), { timeout: 300_000 })("transformat
 
       const split = yield* transform(base, {
         transformationDetails: [
-          { documentTitle: "First five", transformationElements: [{ documentId: paper, pagesSelectionList: [{ minPage: 0, maxPage: 4 }] }] },
-          { transformationElements: [{ documentId: paper, pagesSelectionList: [{ minPage: 5, maxPage: paperPages - 1 }] }] }
+          {
+            documentTitle: "First five",
+            transformationElements: [{ documentId: paper, pagesSelectionList: [{ minPage: 0, maxPage: 4 }] }]
+          },
+          {
+            transformationElements: [{
+              documentId: paper,
+              pagesSelectionList: [{ minPage: 5, maxPage: paperPages - 1 }]
+            }]
+          }
         ]
       })
       const [first, second] = split.order.transformationResultDocumentIDs.map((r: { id: string }) => r.id)
@@ -72,7 +94,12 @@ layer(brokerTestLayer(defaultBackend.config), { timeout: 300_000 })("transformat
       expect((yield* call(`${base}/documents/${second}`)).json.documentTitle).toBe("paper.pdf")
 
       const reordered = yield* transform(base, {
-        transformationDetails: [{ transformationElements: [{ documentId: paper, pagesSelectionList: [{ minPage: 5, maxPage: 5 }, { minPage: 0, maxPage: 2 }, { minPage: 5, maxPage: 5 }] }] }]
+        transformationDetails: [{
+          transformationElements: [{
+            documentId: paper,
+            pagesSelectionList: [{ minPage: 5, maxPage: 5 }, { minPage: 0, maxPage: 2 }, { minPage: 5, maxPage: 5 }]
+          }]
+        }]
       })
       const reorderedId = reordered.order.transformationResultDocumentID.id
       expect(yield* pageCount(base, reorderedId)).toBe(5)
@@ -82,7 +109,9 @@ layer(brokerTestLayer(defaultBackend.config), { timeout: 300_000 })("transformat
 
       // Orders are listed, and deleted one by one or all; their results stay.
       const listed = (yield* call(`${base}/transformations`)).json as Array<{ transformationOrderId: { id: string } }>
-      expect(listed.map((o) => o.transformationOrderId.id)).toEqual(expect.arrayContaining([merged.id, split.id, reordered.id]))
+      expect(listed.map((o) => o.transformationOrderId.id)).toEqual(
+        expect.arrayContaining([merged.id, split.id, reordered.id])
+      )
       expect((yield* call(`${base}/transformations/${merged.id}`, { method: "DELETE" })).status).toBe(200)
       expect((yield* call(`${base}/transformations/${merged.id}`)).status).toBe(404)
       expect((yield* call(`${base}/documents/${mergedId}/check`)).status).toBe(200)
@@ -96,40 +125,61 @@ layer(brokerTestLayer(defaultBackend.config), { timeout: 300_000 })("transformat
       const nested = yield* uploadOk(base, corpusFile("pdf/nested_outline.pdf"), "?documentTitle=nested.pdf")
       const paper = yield* uploadOk(base, corpusFile("pdf/tracemonkey.pdf"), "?documentTitle=paper.pdf")
       type Mark = { title: string; page: number; textPosition: number; children: Array<Mark> }
-      const bookmarks = (id: string) => call(`${base}/documents/${id}/bookmarks`).pipe(Effect.map((r) => r.json.bookmarks as Array<Mark>))
-      const flat = (marks: ReadonlyArray<Mark>): Array<[string, number]> => marks.flatMap((m) => [[m.title, m.page] as [string, number], ...flat(m.children)])
+      const bookmarks = (id: string) =>
+        call(`${base}/documents/${id}/bookmarks`).pipe(Effect.map((r) => r.json.bookmarks as Array<Mark>))
+      const flat = (marks: ReadonlyArray<Mark>): Array<[string, number]> =>
+        marks.flatMap((m) => [[m.title, m.page] as [string, number], ...flat(m.children)])
       const source = flat(yield* bookmarks(nested))
       expect(source.length).toBeGreaterThan(3)
 
       // Pages 3 to 6 (0-based 2..5): their bookmarks, three pages earlier.
       const excerpt = yield* transform(base, {
-        transformationDetails: [{ transformationElements: [{ documentId: nested, pagesSelectionList: [{ minPage: 2, maxPage: 5 }] }] }]
+        transformationDetails: [{
+          transformationElements: [{ documentId: nested, pagesSelectionList: [{ minPage: 2, maxPage: 5 }] }]
+        }]
       })
       const excerptMarks = flat(yield* bookmarks(excerpt.order.transformationResultDocumentID.id))
-      expect(excerptMarks).toEqual(source.filter(([, page]) => page >= 2 && page <= 5).map(([title, page]) => [title, page - 2]))
+      expect(excerptMarks).toEqual(
+        source.filter(([, page]) => page >= 2 && page <= 5).map(([title, page]) => [title, page - 2])
+      )
 
       // A merge: one bookmark per document at its first page, the document's own bookmarks under it.
       const merged = yield* transform(base, {
-        transformationDetails: [{ transformationElements: [{ documentId: paper, pagesSelectionList: [{ minPage: 0, maxPage: 1 }] }, { documentId: nested }] }]
+        transformationDetails: [{
+          transformationElements: [{ documentId: paper, pagesSelectionList: [{ minPage: 0, maxPage: 1 }] }, {
+            documentId: nested
+          }]
+        }]
       })
       const mergedMarks = yield* bookmarks(merged.order.transformationResultDocumentID.id)
       expect(mergedMarks.map((m) => [m.title, m.page])).toEqual([["paper.pdf", 0], ["nested.pdf", 2]])
       // Without a given title, a document goes by its PDF's own /Title.
       const book = yield* uploadOk(base, corpusFile("pdf/freeculture.pdf"))
       const untitled = yield* transform(base, {
-        transformationDetails: [{ transformationElements: [{ documentId: book, pagesSelectionList: [{ minPage: 0, maxPage: 9 }] }, { documentId: nested }] }]
+        transformationDetails: [{
+          transformationElements: [{ documentId: book, pagesSelectionList: [{ minPage: 0, maxPage: 9 }] }, {
+            documentId: nested
+          }]
+        }]
       })
       const untitledMarks = yield* bookmarks(untitled.order.transformationResultDocumentID.id)
       expect(untitledMarks.map((m) => m.title)).toEqual(["Free Culture", "nested.pdf"])
       // A document with no title at all goes by its place in the merge.
-      const bare = yield* uploadOk(base, yield* Effect.promise(async () => {
-        const pdf = await PDFDocument.create()
-        pdf.addPage()
-        return pdf.save()
-      }))
-      const withBare = yield* transform(base, { transformationDetails: [{ transformationElements: [{ documentId: nested }, { documentId: bare }] }] })
-      expect((yield* bookmarks(withBare.order.transformationResultDocumentID.id)).map((m) => [m.title, m.page])).toEqual([["nested.pdf", 0], ["Document 2", 9]])
-      expect((yield* call(`${base}/documents/${untitled.order.transformationResultDocumentID.id}`)).json.documentTitle).toBe("Free Culture")
+      const bare = yield* uploadOk(
+        base,
+        yield* Effect.promise(async () => {
+          const pdf = await PDFDocument.create()
+          pdf.addPage()
+          return pdf.save()
+        })
+      )
+      const withBare = yield* transform(base, {
+        transformationDetails: [{ transformationElements: [{ documentId: nested }, { documentId: bare }] }]
+      })
+      expect((yield* bookmarks(withBare.order.transformationResultDocumentID.id)).map((m) => [m.title, m.page]))
+        .toEqual([["nested.pdf", 0], ["Document 2", 9]])
+      expect((yield* call(`${base}/documents/${untitled.order.transformationResultDocumentID.id}`)).json.documentTitle)
+        .toBe("Free Culture")
       expect(flat(mergedMarks[1]!.children)).toEqual(source.map(([title, page]) => [title, page + 2]))
       // A bookmark opens where its source opened (same place on the page).
       const sourceFirst = (yield* bookmarks(nested))[0]!
@@ -144,33 +194,58 @@ layer(brokerTestLayer(defaultBackend.config), { timeout: 300_000 })("transformat
 
       // A download with the document's annotations keeps its bookmarks and title.
       const highlight = { type: "Highlight", page: 4, position: { x: 50, y: 50, w: 100, h: 12 } }
-      expect((yield* call(`${base}/annotation?documentId=${nested}`, json("PUT", { annotations: [highlight] }))).status).toBe(200)
+      expect((yield* call(`${base}/annotation?documentId=${nested}`, json("PUT", { annotations: [highlight] }))).status)
+        .toBe(200)
       const download = (yield* call(`${base}/documents/${nested}/file?format=pdf&annotations=embed`)).bytes
       const reopened = yield* uploadOk(base, download)
       expect(flat(yield* bookmarks(reopened))).toEqual(source)
       const dir = mkdtempSync(path.join(tmpdir(), "docstack-outline-"))
       writeFileSync(path.join(dir, "download.pdf"), download)
-      expect(execFileSync("pdfinfo", [path.join(dir, "download.pdf")], { encoding: "utf8" })).toMatch(/^Title:\s+nested\.pdf$/m)
+      expect(execFileSync("pdfinfo", [path.join(dir, "download.pdf")], { encoding: "utf8" })).toMatch(
+        /^Title:\s+nested\.pdf$/m
+      )
     }))
 
   it.effect("redaction removes the words for real, keeps their neighbours, and blanks a redacted image area in the stored image", () =>
     Effect.gen(function*() {
       const base = yield* BrokerUrl
       const paper = yield* uploadOk(base, corpusFile("pdf/tracemonkey.pdf"))
-      const runs = (yield* call(`${base}/documents/${paper}/pages/0/text/position`)).json.positionTextList as Array<TextRun>
+      const runs = (yield* call(`${base}/documents/${paper}/pages/0/text/position`)).json.positionTextList as Array<
+        TextRun
+      >
       const secret = wordBox(runs, "Trace-based")
       const redacted = yield* transform(base, {
-        transformationDetails: [{ transformationElements: [{ documentId: paper, pagesSelectionList: [{ minPage: 0, maxPage: 1 }] }] }],
-        annotations: { annotations: [{ type: "RedactText", page: 0, position: secret, quadPoints: [secret], documentId: { id: paper } }] }
+        transformationDetails: [{
+          transformationElements: [{ documentId: paper, pagesSelectionList: [{ minPage: 0, maxPage: 1 }] }]
+        }],
+        annotations: {
+          annotations: [{
+            type: "RedactText",
+            page: 0,
+            position: secret,
+            quadPoints: [secret],
+            documentId: { id: paper }
+          }]
+        }
       })
       const result = redacted.order.transformationResultDocumentID.id
       const text = yield* pageText(base, result, 0)
       expect(text).not.toContain("Trace-based")
       expect(text).toContain("Just-in-Time")
       // The title's "Trace-based" is gone; the abstract's lower-case "trace-based" was not redacted.
-      expect((yield* call(`${base}/documents/${paper}/search?fromPage=0&toPage=0&searchText=Trace-based&caseSensitive=true`)).json.pagesResults["0"]).toHaveLength(1)
-      expect((yield* call(`${base}/documents/${result}/search?fromPage=0&searchText=Trace-based&caseSensitive=true`)).json.pagesResults).toEqual({})
-      expect(Object.keys((yield* call(`${base}/documents/${result}/search?fromPage=0&searchText=Specialization`)).json.pagesResults)).toContain("0")
+      expect(
+        (yield* call(`${base}/documents/${paper}/search?fromPage=0&toPage=0&searchText=Trace-based&caseSensitive=true`))
+          .json.pagesResults["0"]
+      ).toHaveLength(1)
+      expect(
+        (yield* call(`${base}/documents/${result}/search?fromPage=0&searchText=Trace-based&caseSensitive=true`)).json
+          .pagesResults
+      ).toEqual({})
+      expect(
+        Object.keys(
+          (yield* call(`${base}/documents/${result}/search?fromPage=0&searchText=Specialization`)).json.pagesResults
+        )
+      ).toContain("0")
       // Page 1 had no redaction: its text is whole.
       expect(yield* pageText(base, result, 1)).toBe(yield* pageText(base, paper, 1))
 
@@ -178,8 +253,13 @@ layer(brokerTestLayer(defaultBackend.config), { timeout: 300_000 })("transformat
       const scan = yield* uploadOk(base, corpusFile("pdf/pdf-with-ocr-text.pdf"))
       const layout = (yield* call(`${base}/documents/${scan}/layout`)).json.pageDimensionsList[0]
       const area = { x: layout.width * 0.25, y: layout.height * 0.25, w: layout.width * 0.3, h: layout.height * 0.1 }
-      const ocr = (yield* call(`${base}/documents/${scan}/pages/0/text/position`)).json.positionTextList as Array<TextRun>
-      const inside = ocr.filter((r) => r.position.x >= area.x && r.position.x + r.position.w <= area.x + area.w && r.position.y >= area.y && r.position.y + r.position.h <= area.y + area.h)
+      const ocr = (yield* call(`${base}/documents/${scan}/pages/0/text/position`)).json.positionTextList as Array<
+        TextRun
+      >
+      const inside = ocr.filter((r) =>
+        r.position.x >= area.x && r.position.x + r.position.w <= area.x + area.w && r.position.y >= area.y &&
+        r.position.y + r.position.h <= area.y + area.h
+      )
       const blanked = yield* transform(base, {
         transformationDetails: [{ transformationElements: [{ documentId: scan }] }],
         annotations: { annotations: [{ type: "Redact", page: 0, position: area }] }
@@ -191,17 +271,25 @@ layer(brokerTestLayer(defaultBackend.config), { timeout: 300_000 })("transformat
       writeFileSync(path.join(dir, "result.pdf"), (yield* call(`${base}/documents/${resultId}/file`)).bytes)
       execFileSync("pdfimages", ["-png", path.join(dir, "result.pdf"), path.join(dir, "img")])
       const image = readdirSync(dir).find((f) => f.startsWith("img"))!
-      const { data, info } = yield* Effect.promise(() => sharp(path.join(dir, image)).greyscale().raw().toBuffer({ resolveWithObject: true }))
+      const { data, info } = yield* Effect.promise(() =>
+        sharp(path.join(dir, image)).greyscale().raw().toBuffer({ resolveWithObject: true })
+      )
       const sx = info.width / layout.width
       const sy = info.height / layout.height
       // Inside the area (a margin in), every pixel has one value; outside it, the scan still varies.
       const values = new Set<number>()
       for (let y = Math.ceil((area.y + 2) * sy); y < (area.y + area.h - 2) * sy; y += 3) {
-        for (let x = Math.ceil((area.x + 2) * sx); x < (area.x + area.w - 2) * sx; x += 3) values.add(data[y * info.width + x]!)
+        for (let x = Math.ceil((area.x + 2) * sx); x < (area.x + area.w - 2) * sx; x += 3) {
+          values.add(data[y * info.width + x]!)
+        }
       }
       expect(values.size).toBe(1)
       const outside = new Set<number>()
-      for (let y = Math.floor(info.height * 0.6); y < info.height * 0.8; y += 3) for (let x = 0; x < info.width; x += 3) outside.add(data[y * info.width + x]!)
+      for (let y = Math.floor(info.height * 0.6); y < info.height * 0.8; y += 3) {
+        for (let x = 0; x < info.width; x += 3) {
+          outside.add(data[y * info.width + x]!)
+        }
+      }
       expect(outside.size).toBeGreaterThan(10)
     }))
 
@@ -210,9 +298,21 @@ layer(brokerTestLayer(defaultBackend.config), { timeout: 300_000 })("transformat
       const base = yield* BrokerUrl
       const paper = yield* uploadOk(base, corpusFile("pdf/tracemonkey.pdf"))
       // The document named as a string, as an element's may be.
-      const stamp = { type: "Stamp", page: 1, position: { x: 400, y: 40, w: 150, h: 40 }, stampName: "Approved", contents: "APPROVED", documentId: paper }
+      const stamp = {
+        type: "Stamp",
+        page: 1,
+        position: { x: 400, y: 40, w: 150, h: 40 },
+        stampName: "Approved",
+        contents: "APPROVED",
+        documentId: paper
+      }
       const done = yield* transform(base, {
-        transformationDetails: [{ transformationElements: [{ documentId: paper, pagesSelectionList: [{ minPage: 1, maxPage: 1 }, { minPage: 0, maxPage: 1 }] }] }],
+        transformationDetails: [{
+          transformationElements: [{
+            documentId: paper,
+            pagesSelectionList: [{ minPage: 1, maxPage: 1 }, { minPage: 0, maxPage: 1 }]
+          }]
+        }],
         annotations: { annotations: [stamp] }
       })
       const result = done.order.transformationResultDocumentID.id
@@ -225,7 +325,10 @@ layer(brokerTestLayer(defaultBackend.config), { timeout: 300_000 })("transformat
       // result carries its title in the file too.
       const box = { x: 100, y: 100, w: 80, h: 12 }
       const highlighted = yield* transform(base, {
-        transformationDetails: [{ documentTitle: "Highlighted", transformationElements: [{ documentId: paper, pagesSelectionList: [{ minPage: 0, maxPage: 0 }] }] }],
+        transformationDetails: [{
+          documentTitle: "Highlighted",
+          transformationElements: [{ documentId: paper, pagesSelectionList: [{ minPage: 0, maxPage: 0 }] }]
+        }],
         annotations: { annotations: [{ type: "Highlight", page: 0, position: box }] }
       })
       const highlightedId = highlighted.order.transformationResultDocumentID.id
@@ -235,7 +338,9 @@ layer(brokerTestLayer(defaultBackend.config), { timeout: 300_000 })("transformat
       expect(highlight.quadPoints[0].w).toBeCloseTo(box.w, 1)
       const dir = mkdtempSync(path.join(tmpdir(), "docstack-highlight-"))
       writeFileSync(path.join(dir, "result.pdf"), (yield* call(`${base}/documents/${highlightedId}/file`)).bytes)
-      expect(execFileSync("pdfinfo", [path.join(dir, "result.pdf")], { encoding: "utf8" })).toMatch(/^Title:\s+Highlighted$/m)
+      expect(execFileSync("pdfinfo", [path.join(dir, "result.pdf")], { encoding: "utf8" })).toMatch(
+        /^Title:\s+Highlighted$/m
+      )
     }))
 
   it.effect("errors: 400 for bad bodies and ranges, 404 for unknown documents and orders; timeoutMs answers the current state", () =>
@@ -245,14 +350,27 @@ layer(brokerTestLayer(defaultBackend.config), { timeout: 300_000 })("transformat
       const post = (body: unknown) => call(`${base}/transformations`, json("POST", body))
       expect((yield* post({})).status).toBe(400)
       expect((yield* post({ transformationDetails: [] })).status).toBe(400)
-      expect((yield* post({ format: "docx", transformationDetails: [{ transformationElements: [{ documentId: paper }] }] })).status).toBe(400)
-      const reversed = yield* post({ transformationDetails: [{ transformationElements: [{ documentId: paper, pagesSelectionList: [{ minPage: 3, maxPage: 1 }] }] }] })
+      expect(
+        (yield* post({ format: "docx", transformationDetails: [{ transformationElements: [{ documentId: paper }] }] }))
+          .status
+      ).toBe(400)
+      const reversed = yield* post({
+        transformationDetails: [{
+          transformationElements: [{ documentId: paper, pagesSelectionList: [{ minPage: 3, maxPage: 1 }] }]
+        }]
+      })
       expect(reversed.status).toBe(400)
       expect(reversed.json.message).toContain("minPage 3 is after maxPage 1")
-      const pastEnd = yield* post({ transformationDetails: [{ transformationElements: [{ documentId: paper, pagesSelectionList: [{ minPage: 0, maxPage: 14 }] }] }] })
+      const pastEnd = yield* post({
+        transformationDetails: [{
+          transformationElements: [{ documentId: paper, pagesSelectionList: [{ minPage: 0, maxPage: 14 }] }]
+        }]
+      })
       expect(pastEnd.status).toBe(400)
       expect(pastEnd.json.message).toContain("page 14 does not exist")
-      const unknown = yield* post({ transformationDetails: [{ transformationElements: [{ documentId: "b64_missing" }] }] })
+      const unknown = yield* post({
+        transformationDetails: [{ transformationElements: [{ documentId: "b64_missing" }] }]
+      })
       expect(unknown.status).toBe(404)
       // A redaction on a page the document does not have would be silently skipped: refused instead.
       const redactionPastEnd = yield* post({
@@ -263,7 +381,9 @@ layer(brokerTestLayer(defaultBackend.config), { timeout: 300_000 })("transformat
       expect(redactionPastEnd.json.message).toContain("page 50 does not exist")
       const unknownReason = yield* post({
         transformationDetails: [{ transformationElements: [{ documentId: paper }] }],
-        annotations: { annotations: [{ type: "Redact", page: 0, position: { x: 10, y: 10, w: 50, h: 20 }, redactReason: "XYZ" }] }
+        annotations: {
+          annotations: [{ type: "Redact", page: 0, position: { x: 10, y: 10, w: 50, h: 20 }, redactReason: "XYZ" }]
+        }
       })
       expect(unknownReason.status).toBe(400)
       expect(unknownReason.json.message).toContain("redactReason 'XYZ' is not one of the policy's")
@@ -276,7 +396,9 @@ layer(brokerTestLayer(defaultBackend.config), { timeout: 300_000 })("transformat
       expect((yield* call(`${base}/transformations/nope`, { method: "DELETE" })).status).toBe(404)
 
       // timeoutMs=0 answers at once, whatever the state.
-      const queued = (yield* post({ transformationDetails: [{ transformationElements: [{ documentId: paper }] }] })).json.transformationOrderId.id
+      const queued =
+        (yield* post({ transformationDetails: [{ transformationElements: [{ documentId: paper }] }] })).json
+          .transformationOrderId.id
       const now = (yield* call(`${base}/transformations/${queued}?timeoutMs=0`)).json
       expect(["QUEUED", "PROCESSING", "PROCESSED"]).toContain(now.currentState)
       expect((yield* call(`${base}/transformations/${queued}?timeoutMs=-1`)).status).toBe(400)

@@ -4,7 +4,7 @@
  */
 import { expect, layer } from "@effect/vitest"
 import { Effect } from "effect"
-import { GatewayUrl, gatewayTestLayer } from "../../../src/layers/Test.ts"
+import { gatewayTestLayer, GatewayUrl } from "../../../src/layers/Test.ts"
 import { defaultBackend } from "../../support/backends.ts"
 import { as, expectErrorBody, json } from "../../support/gateway.ts"
 import { call } from "../../support/http.ts"
@@ -36,8 +36,13 @@ layer(gatewayTestLayer(defaultBackend.config), { timeout: 120_000 })("gateway co
       expect(first.content[0].title).toBe("New conversation")
 
       const found = (yield* call(`${url}?search=quarterly`, { headers: alice })).json
-      expect(found.content.map((c: { title: string }) => c.title).sort()).toEqual(["Quarterly budget", "Quarterly report"])
-      expect((yield* call(`${url}?search=${encodeURIComponent("100%")}`, { headers: alice })).json.totalElements).toBe(0)
+      expect(found.content.map((c: { title: string }) => c.title).sort()).toEqual([
+        "Quarterly budget",
+        "Quarterly report"
+      ])
+      expect((yield* call(`${url}?search=${encodeURIComponent("100%")}`, { headers: alice })).json.totalElements).toBe(
+        0
+      )
       expectErrorBody(yield* call(`${url}?size=0`, { headers: alice }), 400, "BAD_REQUEST")
       expectErrorBody(yield* call(`${url}?page=-1`, { headers: alice }), 400, "BAD_REQUEST")
 
@@ -46,7 +51,11 @@ layer(gatewayTestLayer(defaultBackend.config), { timeout: 120_000 })("gateway co
       expectErrorBody(yield* call(`${url}/${ids[0]}`, { headers: as("acme", "bob") }), 404, "NOT_FOUND")
       expectErrorBody(yield* call(`${url}/${ids[0]}`, { headers: as("globex", "alice") }), 404, "NOT_FOUND")
       expect((yield* call(url, { headers: as("acme", "bob") })).json.totalElements).toBe(0)
-      expectErrorBody(yield* call(`${url}/${ids[0]}`, { method: "DELETE", headers: as("acme", "bob") }), 404, "NOT_FOUND")
+      expectErrorBody(
+        yield* call(`${url}/${ids[0]}`, { method: "DELETE", headers: as("acme", "bob") }),
+        404,
+        "NOT_FOUND"
+      )
 
       expect((yield* call(`${url}/${ids[0]}`, { method: "DELETE", headers: alice })).status).toBe(204)
       expectErrorBody(yield* call(`${url}/${ids[0]}`, { headers: alice }), 404, "NOT_FOUND")

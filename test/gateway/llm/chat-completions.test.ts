@@ -13,10 +13,17 @@ import * as ChatCompletions from "../../../src/services/gateway/llm/ChatCompleti
 import { eventually, type FakeLlm, FakeLlmServer, splitText } from "../../support/fake-llm.ts"
 
 const model = (fake: FakeLlm, options: Partial<ChatCompletions.Options> = {}) =>
-  ChatCompletions.layer({ baseUrl: `${fake.url}/v1`, model: "test-model", ...options }).pipe(Layer.provide(NodeHttpClient.layer))
+  ChatCompletions.layer({ baseUrl: `${fake.url}/v1`, model: "test-model", ...options }).pipe(
+    Layer.provide(NodeHttpClient.layer)
+  )
 
 // A 1×1 PNG.
-const png = Uint8Array.from(Buffer.from("iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==", "base64"))
+const png = Uint8Array.from(
+  Buffer.from(
+    "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==",
+    "base64"
+  )
+)
 
 const prompt: Prompt.RawInput = [
   { role: "system", content: "You describe images." },
@@ -40,7 +47,8 @@ const expectedMessages = [
   }
 ]
 
-const deltas = (parts: ReadonlyArray<Response.AnyPart>) => parts.flatMap((part) => (part.type === "text-delta" ? [part.delta] : []))
+const deltas = (parts: ReadonlyArray<Response.AnyPart>) =>
+  parts.flatMap((part) => (part.type === "text-delta" ? [part.delta] : []))
 
 describe("ChatCompletions", () => {
   it.scoped("generateText: text, usage and finish reason come back; the request carries model, messages and parameters", () =>
@@ -74,7 +82,13 @@ describe("ChatCompletions", () => {
       expect(request.query.get("api-version")).toBe("2024-10-21")
       expect(request.headers["authorization"]).toBe("Bearer sk-test")
       expect(request.headers["x-extra"]).toBe("yes")
-      expect(request.body).toEqual({ model: "test-model", messages: expectedMessages, temperature: 0.2, top_p: 0.9, max_tokens: 128 })
+      expect(request.body).toEqual({
+        model: "test-model",
+        messages: expectedMessages,
+        temperature: 0.2,
+        top_p: 0.9,
+        max_tokens: 128
+      })
     }))
 
   it.scoped("generateText: a user message of one text part goes as a plain string; assistant turns go as text", () =>
@@ -99,7 +113,13 @@ describe("ChatCompletions", () => {
     Effect.gen(function*() {
       const fake = yield* FakeLlmServer.scoped
       const text = "one two three four five six"
-      fake.script({ text, chunks: 6, delayMs: 150, usage: { promptTokens: 21, completionTokens: 6 }, finishReason: "length" })
+      fake.script({
+        text,
+        chunks: 6,
+        delayMs: 150,
+        usage: { promptTokens: 21, completionTokens: 6 },
+        finishReason: "length"
+      })
 
       let atFirstDelta: { chunksSent: number; completed: boolean } | undefined
       const parts: Array<Response.AnyPart> = []
@@ -130,19 +150,37 @@ describe("ChatCompletions", () => {
       ])
       const finish = parts.at(-1)
       expect(finish?.type === "finish" && finish.reason).toBe("length")
-      expect(finish?.type === "finish" && finish.usage).toMatchObject({ inputTokens: 21, outputTokens: 6, totalTokens: 27 })
+      expect(finish?.type === "finish" && finish.usage).toMatchObject({
+        inputTokens: 21,
+        outputTokens: 6,
+        totalTokens: 27
+      })
 
       const body = fake.requests[0]!.body
-      expect(body).toMatchObject({ model: "test-model", messages: expectedMessages, stream: true, stream_options: { include_usage: true } })
+      expect(body).toMatchObject({
+        model: "test-model",
+        messages: expectedMessages,
+        stream: true,
+        stream_options: { include_usage: true }
+      })
       expect(fake.requests[0]!.completed).toBe(true)
     }))
 
   it.scoped("a 400 is an HttpResponseError carrying the status and the server's message", () =>
     Effect.gen(function*() {
       const fake = yield* FakeLlmServer.scoped
-      fake.script({ fail: { status: 400, times: 2, message: "This model's maximum context length is 8192 tokens.", code: "context_length_exceeded" } })
+      fake.script({
+        fail: {
+          status: 400,
+          times: 2,
+          message: "This model's maximum context length is 8192 tokens.",
+          code: "context_length_exceeded"
+        }
+      })
 
-      const error = yield* Effect.flip(LanguageModel.generateText({ prompt: "Hi" }).pipe(Effect.provide(model(fake, { apiKey: "sk-secret" }))))
+      const error = yield* Effect.flip(
+        LanguageModel.generateText({ prompt: "Hi" }).pipe(Effect.provide(model(fake, { apiKey: "sk-secret" })))
+      )
       expect(AiError.isAiError(error)).toBe(true)
       expect(error._tag).toBe("HttpResponseError")
       if (error._tag !== "HttpResponseError") return
@@ -153,16 +191,22 @@ describe("ChatCompletions", () => {
       expect(error.message).toContain("maximum context length")
       expect(JSON.stringify(error.request.headers)).not.toContain("sk-secret")
 
-      const streamed = yield* Effect.flip(LanguageModel.streamText({ prompt: "Hi" }).pipe(Stream.runDrain, Effect.provide(model(fake))))
+      const streamed = yield* Effect.flip(
+        LanguageModel.streamText({ prompt: "Hi" }).pipe(Stream.runDrain, Effect.provide(model(fake)))
+      )
       expect(streamed._tag === "HttpResponseError" && streamed.response.status).toBe(400)
-      expect(streamed._tag === "HttpResponseError" && streamed.description).toBe("This model's maximum context length is 8192 tokens.")
+      expect(streamed._tag === "HttpResponseError" && streamed.description).toBe(
+        "This model's maximum context length is 8192 tokens."
+      )
     }))
 
   it.scoped("429 and 500 carry their status for the next K requests only", () =>
     Effect.gen(function*() {
       const fake = yield* FakeLlmServer.scoped
       const generate = LanguageModel.generateText({ prompt: "Hi" }).pipe(Effect.provide(model(fake)))
-      const status = (error: AiError.AiError) => (error._tag === "HttpResponseError" ? error.response.status : undefined)
+      const status = (
+        error: AiError.AiError
+      ) => (error._tag === "HttpResponseError" ? error.response.status : undefined)
 
       fake.script({ text: "finally", fail: { status: 429, times: 2, message: "Rate limit reached" } })
       expect(status(yield* Effect.flip(generate))).toBe(429)
@@ -180,7 +224,9 @@ describe("ChatCompletions", () => {
       const fake = yield* FakeLlmServer.scoped
       const url = fake.url
       yield* Effect.promise(() => fake.close())
-      const error = yield* Effect.flip(LanguageModel.generateText({ prompt: "Hi" }).pipe(Effect.provide(model({ ...fake, url }))))
+      const error = yield* Effect.flip(
+        LanguageModel.generateText({ prompt: "Hi" }).pipe(Effect.provide(model({ ...fake, url })))
+      )
       expect(error._tag).toBe("HttpRequestError")
       expect(error._tag === "HttpRequestError" && error.reason).toBe("Transport")
     }))
@@ -192,7 +238,9 @@ describe("ChatCompletions", () => {
 
       const firstDelta = yield* Deferred.make<void>()
       const fiber = yield* LanguageModel.streamText({ prompt: "Count slowly" }).pipe(
-        Stream.runForEach((part) => (part.type === "text-delta" ? Deferred.succeed(firstDelta, undefined) : Effect.void)),
+        Stream.runForEach((
+          part
+        ) => (part.type === "text-delta" ? Deferred.succeed(firstDelta, undefined) : Effect.void)),
         Effect.provide(model(fake)),
         Effect.fork
       )

@@ -13,11 +13,16 @@ import { ProviderConfigs } from "../../../src/services/gateway/llm/ProviderConfi
 
 const services = GatewayServicesLive.pipe(
   Layer.provideMerge(InfrastructureLive),
-  Layer.provide(Layer.setConfigProvider(ConfigProvider.fromMap(new Map([["DATA_DIR", newDataDir()], ["GATEWAY_MASTER_KEY", "a test master key"]]))))
+  Layer.provide(
+    Layer.setConfigProvider(
+      ConfigProvider.fromMap(new Map([["DATA_DIR", newDataDir()], ["GATEWAY_MASTER_KEY", "a test master key"]]))
+    )
+  )
 )
 
 /** What a request of a user of `tenantId` does, as the principal the authentication gives it. */
-const asTenant = (tenantId: string) => Effect.provideService(CurrentPrincipal, new Principal({ tenantId, userId: "u1", roles: [], isAdmin: true }))
+const asTenant = (tenantId: string) =>
+  Effect.provideService(CurrentPrincipal, new Principal({ tenantId, userId: "u1", roles: [], isAdmin: true }))
 
 layer(services, { timeout: 60_000 })("ProviderConfigs.forUse", (it) => {
   it.effect("names, defaults, the only one, and none", () =>
@@ -26,16 +31,21 @@ layer(services, { timeout: 60_000 })("ProviderConfigs.forUse", (it) => {
       const none = yield* configs.forUse(undefined).pipe(asTenant("t1"), Effect.flip)
       expect(none._tag).toBe("LLM_PROVIDER_NOT_FOUND")
 
-      yield* configs.create(ProviderConfigInput.make({ id: "a", type: "openai", model: "m1", apiKey: "sk-secret-key-aaaa" })).pipe(asTenant("t1"))
+      yield* configs.create(
+        ProviderConfigInput.make({ id: "a", type: "openai", model: "m1", apiKey: "sk-secret-key-aaaa" })
+      ).pipe(asTenant("t1"))
       const only = yield* configs.forUse(undefined).pipe(asTenant("t1"))
       expect(only.config.id).toBe("a")
       expect(only.apiKey).toBe("sk-secret-key-aaaa")
       expect(only.config.apiKey).toBe("****aaaa")
 
       yield* configs.create(ProviderConfigInput.make({ id: "b", type: "anthropic", model: "m2" })).pipe(asTenant("t1"))
-      expect((yield* configs.forUse(undefined).pipe(asTenant("t1"), Effect.flip)).message).toMatch(/none is the default/)
+      expect((yield* configs.forUse(undefined).pipe(asTenant("t1"), Effect.flip)).message).toMatch(
+        /none is the default/
+      )
       expect((yield* configs.forUse("b").pipe(asTenant("t1"))).apiKey).toBeNull()
-      yield* configs.update("b", ProviderConfigInput.make({ id: "b", type: "anthropic", model: "m2", isDefault: true })).pipe(asTenant("t1"))
+      yield* configs.update("b", ProviderConfigInput.make({ id: "b", type: "anthropic", model: "m2", isDefault: true }))
+        .pipe(asTenant("t1"))
       expect((yield* configs.forUse(undefined).pipe(asTenant("t1"))).config.id).toBe("b")
       // Another tenant sees none of it.
       expect((yield* configs.forUse("a").pipe(asTenant("t2"), Effect.flip))._tag).toBe("LLM_PROVIDER_NOT_FOUND")

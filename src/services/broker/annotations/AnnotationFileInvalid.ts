@@ -27,7 +27,9 @@ export const readWith = <A>(read: () => A): Effect.Effect<A, AnnotationFileInval
     try {
       return Effect.succeed(read())
     } catch (error) {
-      if (error instanceof UnreadableAnnotationFile) return Effect.fail(new AnnotationFileInvalid({ message: error.message }))
+      if (error instanceof UnreadableAnnotationFile) {
+        return Effect.fail(new AnnotationFileInvalid({ message: error.message }))
+      }
       throw error
     }
   })

@@ -3,13 +3,15 @@
  * (PDF user space, what files hold) are one annotation seen two ways; these functions turn one into
  * the other with the page's geometry, losing nothing either keeps.
  */
-import { Rect } from "../../../schemas/broker/Content.ts"
 import { Annotation, AnnotationFlags, AnnotationReply, Color, Point } from "../../../schemas/broker/Annotations.ts"
+import { Rect } from "../../../schemas/broker/Content.ts"
 import { DocumentIdRef } from "../../../schemas/broker/Document.ts"
-import { AnnotationFlag, type PdfAnnotation, type PdfColor, type PdfPoint } from "./PdfAnnotation.ts"
 import { type PageGeometry, rectToDisplayed, rectToUser, toDisplayed, toUser } from "./PageSpace.ts"
+import { AnnotationFlag, type PdfAnnotation, type PdfColor, type PdfPoint } from "./PdfAnnotation.ts"
 
-const toPdfColor = (c: Color | undefined): PdfColor | undefined => (c === undefined ? undefined : [c.r / 255, c.g / 255, c.b / 255])
+const toPdfColor = (
+  c: Color | undefined
+): PdfColor | undefined => (c === undefined ? undefined : [c.r / 255, c.g / 255, c.b / 255])
 
 const fromPdfColor = (c: PdfColor | undefined): Color | undefined =>
   c === undefined ? undefined : new Color({ r: byte(c[0]), g: byte(c[1]), b: byte(c[2]) })
@@ -19,7 +21,8 @@ const byte = (v: number) => Math.max(0, Math.min(255, Math.round(v * 255)))
 const flagsToPdf = (f: AnnotationFlags | undefined): number =>
   f === undefined
     ? AnnotationFlag.print
-    : (f.hidden ? AnnotationFlag.hidden : 0) | (f.print ? AnnotationFlag.print : 0) | (f.readonly ? AnnotationFlag.readOnly : 0) | (f.locked ? AnnotationFlag.locked : 0)
+    : (f.hidden ? AnnotationFlag.hidden : 0) | (f.print ? AnnotationFlag.print : 0) |
+      (f.readonly ? AnnotationFlag.readOnly : 0) | (f.locked ? AnnotationFlag.locked : 0)
 
 const flagsFromPdf = (flags: number | undefined): AnnotationFlags => {
   const f = flags ?? AnnotationFlag.print
@@ -36,7 +39,8 @@ const flagsFromPdf = (flags: number | undefined): AnnotationFlags => {
  * corners as shown (the order Acrobat writes), each in user space.
  */
 const quadOf = (g: PageGeometry, r: Rect): Array<number> =>
-  [toUser(g, [r.x, r.y]), toUser(g, [r.x + r.w, r.y]), toUser(g, [r.x, r.y + r.h]), toUser(g, [r.x + r.w, r.y + r.h])].flat()
+  [toUser(g, [r.x, r.y]), toUser(g, [r.x + r.w, r.y]), toUser(g, [r.x, r.y + r.h]), toUser(g, [r.x + r.w, r.y + r.h])]
+    .flat()
 
 const rectOfQuad = (g: PageGeometry, quad: ReadonlyArray<number>): Rect => {
   const corners: Array<PdfPoint> = []
@@ -54,7 +58,9 @@ const pointOf = (g: PageGeometry, p: PdfPoint) => {
 }
 
 const defined = <T extends object>(value: T) =>
-  Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined)) as { [K in keyof T]: Exclude<T[K], undefined> }
+  Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined)) as {
+    [K in keyof T]: Exclude<T[K], undefined>
+  }
 
 /** Text markup and text redaction mark pieces of lines: without quad points, their box is the one piece. */
 const MARKUP: ReadonlySet<string> = new Set(["Highlight", "Underline", "StrikeOut", "Squiggly", "RedactText"])
@@ -88,11 +94,18 @@ export const toPdfAnnotation = (a: Annotation, id: string, g: PageGeometry): Pdf
     fontColor: toPdfColor(a.fontColor),
     overlayText: a.redactReason,
     state: a.status,
-    replies: a.replies?.map((r, i) => defined({ name: r.id ?? `${id}-reply-${i + 1}`, author: r.creator, contents: r.contents, modified: r.date }))
+    replies: a.replies?.map((r, i) =>
+      defined({ name: r.id ?? `${id}-reply-${i + 1}`, author: r.creator, contents: r.contents, modified: r.date })
+    )
   })
 
 /** A PDF's (or FDF's, XFDF's) annotation as the API shows it. */
-export const fromPdfAnnotation = (p: PdfAnnotation, g: PageGeometry, documentId: string, origin: "store" | "file"): Annotation => {
+export const fromPdfAnnotation = (
+  p: PdfAnnotation,
+  g: PageGeometry,
+  documentId: string,
+  origin: "store" | "file"
+): Annotation => {
   const quads: Array<Rect> = []
   for (let i = 0; i + 7 < (p.quadPoints?.length ?? 0); i += 8) quads.push(rectOfQuad(g, p.quadPoints!.slice(i, i + 8)))
   const displayed = rectToDisplayed(g, p.rect)
@@ -110,7 +123,9 @@ export const fromPdfAnnotation = (p: PdfAnnotation, g: PageGeometry, documentId:
     documentId: new DocumentIdRef({ id: documentId }),
     flags: flagsFromPdf(p.flags),
     contents: p.contents,
-    replies: p.replies?.map((r) => new AnnotationReply(defined({ id: r.name, creator: r.author, date: r.modified, contents: r.contents }))),
+    replies: p.replies?.map((r) =>
+      new AnnotationReply(defined({ id: r.name, creator: r.author, date: r.modified, contents: r.contents }))
+    ),
     status: p.state,
     quadPoints: quads.length > 0 ? quads : undefined,
     points: p.vertices?.map((v) => pointOf(g, v)),

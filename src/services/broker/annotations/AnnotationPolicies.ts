@@ -24,11 +24,36 @@ export const DEFAULT_POLICY = new AnnotationPolicy({
   ],
   annotationTemplateCatalog: {
     annotationTemplates: [
-      { name: "Approved", annotationType: "Stamp", contentTemplate: "APPROVED ${user} ${date}", annotationStyle: { fontColor: "#1E7B34", fontSize: 16, rotation: 0 } },
-      { name: "Rejected", annotationType: "Stamp", contentTemplate: "REJECTED ${user} ${date}", annotationStyle: { fontColor: "#B3261E", fontSize: 16, rotation: 0 } },
-      { name: "Reviewed", annotationType: "Stamp", contentTemplate: "REVIEWED ${user} ${date}", annotationStyle: { fontColor: "#1F4E99", fontSize: 16, rotation: 0 } },
-      { name: "Note", annotationType: "Text", contentTemplate: "", annotationStyle: { fontColor: "#000000", fontSize: 12, rotation: 0 } },
-      { name: "Comment", annotationType: "FreeText", contentTemplate: "", annotationStyle: { fontColor: "#000000", fontSize: 12, rotation: 0 } }
+      {
+        name: "Approved",
+        annotationType: "Stamp",
+        contentTemplate: "APPROVED ${user} ${date}",
+        annotationStyle: { fontColor: "#1E7B34", fontSize: 16, rotation: 0 }
+      },
+      {
+        name: "Rejected",
+        annotationType: "Stamp",
+        contentTemplate: "REJECTED ${user} ${date}",
+        annotationStyle: { fontColor: "#B3261E", fontSize: 16, rotation: 0 }
+      },
+      {
+        name: "Reviewed",
+        annotationType: "Stamp",
+        contentTemplate: "REVIEWED ${user} ${date}",
+        annotationStyle: { fontColor: "#1F4E99", fontSize: 16, rotation: 0 }
+      },
+      {
+        name: "Note",
+        annotationType: "Text",
+        contentTemplate: "",
+        annotationStyle: { fontColor: "#000000", fontSize: 12, rotation: 0 }
+      },
+      {
+        name: "Comment",
+        annotationType: "FreeText",
+        contentTemplate: "",
+        annotationStyle: { fontColor: "#000000", fontSize: 12, rotation: 0 }
+      }
     ],
     waterMarkTemplates: [
       { name: "Confidential", annotationType: "FreeText", contentTemplate: "CONFIDENTIAL" },
@@ -42,20 +67,34 @@ export const DEFAULT_POLICY = new AnnotationPolicy({
         ruleId: "redact-email-addresses",
         ruleName: "Redact e-mail addresses",
         annotationTemplate: { annotationType: "RedactText" },
-        searchOptions: { searchText: "[A-Za-z0-9._%+-]+@[A-Za-z0-9.-]+\\.[A-Za-z]{2,}", regex: true, searchAction: "ALL_PAGES" }
+        searchOptions: {
+          searchText: "[A-Za-z0-9._%+-]+@[A-Za-z0-9.-]+\\.[A-Za-z]{2,}",
+          regex: true,
+          searchAction: "ALL_PAGES"
+        }
       },
       {
         ruleId: "redact-ibans",
         ruleName: "Redact IBANs",
         annotationTemplate: { annotationType: "RedactText" },
-        searchOptions: { searchText: "\\b[A-Z]{2}[0-9]{2}(?: ?[A-Z0-9]{4}){2,7}(?: ?[A-Z0-9]{1,3})?\\b", regex: true, searchAction: "ALL_PAGES" }
+        searchOptions: {
+          searchText: "\\b[A-Z]{2}[0-9]{2}(?: ?[A-Z0-9]{4}){2,7}(?: ?[A-Z0-9]{1,3})?\\b",
+          regex: true,
+          searchAction: "ALL_PAGES"
+        }
       }
     ]
   },
   availableRedactReasons: [
-    { symbolicName: "PERSONAL_DATA", displayName: names("Personal data", "Personenbezogene Daten", "Données personnelles") },
+    {
+      symbolicName: "PERSONAL_DATA",
+      displayName: names("Personal data", "Personenbezogene Daten", "Données personnelles")
+    },
     { symbolicName: "TRADE_SECRET", displayName: names("Trade secret", "Geschäftsgeheimnis", "Secret commercial") },
-    { symbolicName: "LEGAL_PRIVILEGE", displayName: names("Legal privilege", "Anwaltsgeheimnis", "Secret professionnel") },
+    {
+      symbolicName: "LEGAL_PRIVILEGE",
+      displayName: names("Legal privilege", "Anwaltsgeheimnis", "Secret professionnel")
+    },
     { symbolicName: "SECURITY", displayName: names("Security", "Sicherheit", "Sécurité") }
   ],
   defaultRedactReasons: ["PERSONAL_DATA"]
@@ -69,10 +108,13 @@ export class AnnotationPolicies extends Effect.Service<AnnotationPolicies>()("do
     if (Option.isNone(file)) return { policy: DEFAULT_POLICY }
     const text = yield* Effect.try({
       try: () => readFileSync(file.value, "utf8"),
-      catch: (error) => `ANNOTATION_POLICY_FILE ${file.value} cannot be read: ${error instanceof Error ? error.message : String(error)}`
+      catch: (error) =>
+        `ANNOTATION_POLICY_FILE ${file.value} cannot be read: ${error instanceof Error ? error.message : String(error)}`
     }).pipe(Effect.orDieWith((message) => new Error(message)))
     const overrides = yield* Schema.decode(PolicyFile, { onExcessProperty: "error" })(text).pipe(
-      Effect.orDieWith((error) => new Error(`ANNOTATION_POLICY_FILE ${file.value} is not an annotation policy: ${error.message}`))
+      Effect.orDieWith((error) =>
+        new Error(`ANNOTATION_POLICY_FILE ${file.value} is not an annotation policy: ${error.message}`)
+      )
     )
     return { policy: new AnnotationPolicy({ ...DEFAULT_POLICY, ...overrides }) }
   })

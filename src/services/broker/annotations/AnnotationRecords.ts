@@ -20,7 +20,11 @@ export type AnnotationDetails = Omit<PdfAnnotation, "subtype" | "page" | "name" 
 export type MutableDetails = { -readonly [K in keyof AnnotationDetails]?: AnnotationDetails[K] }
 
 /** Sets `key` only when there is a value (exactOptionalPropertyTypes: absent, never undefined). */
-export const put = <K extends keyof AnnotationDetails>(details: MutableDetails, key: K, value: AnnotationDetails[K] | undefined): void => {
+export const put = <K extends keyof AnnotationDetails>(
+  details: MutableDetails,
+  key: K,
+  value: AnnotationDetails[K] | undefined
+): void => {
   if (value !== undefined) details[key] = value
 }
 
@@ -53,7 +57,11 @@ const isMarkedState = (state: string) => /^(un)?marked$/i.test(state)
 /** Review (the default) or Marked, from the state model given or, when none is, from the state. */
 const stateModelOf = (record: AnnotationRecord): "review" | "marked" | "other" => {
   const model = record.stateModel?.trim().toLowerCase()
-  if (model === undefined || model === "") return record.state !== undefined && isMarkedState(record.state) ? "marked" : "review"
+  if (model === undefined || model === "") {
+    return record.state !== undefined && isMarkedState(record.state)
+      ? "marked"
+      : "review"
+  }
   return model === "review" ? "review" : model === "marked" ? "marked" : "other"
 }
 
@@ -85,7 +93,9 @@ export const assembleAnnotations = (records: ReadonlyArray<AnnotationRecord>, fo
     record.inReplyTo !== undefined &&
     record.inReplyTo !== record.key &&
     record.replyType?.trim().toLowerCase() !== "group"
-  const parentOf = (record: AnnotationRecord): AnnotationRecord | undefined => (answers(record) ? byKey.get(record.inReplyTo) : undefined)
+  const parentOf = (
+    record: AnnotationRecord
+  ): AnnotationRecord | undefined => (answers(record) ? byKey.get(record.inReplyTo) : undefined)
   // The first annotation of each thread, remembered along the way so that long chains of replies
   // to replies cost linear time.
   const roots = new Map<string, AnnotationRecord>()
@@ -98,7 +108,9 @@ export const assembleAnnotations = (records: ReadonlyArray<AnnotationRecord>, fo
       const parent = roots.get(current.key) === undefined ? parentOf(current) : undefined
       if (parent === undefined) root = roots.get(current.key) ?? current
       else {
-        if (onPath.has(current.key)) return unreadable(`${format} replies form a cycle (annotation ${names.get(record.key)})`)
+        if (onPath.has(current.key)) {
+          return unreadable(`${format} replies form a cycle (annotation ${names.get(record.key)})`)
+        }
         onPath.add(current.key)
         path.push(current)
         current = parent
@@ -135,10 +147,19 @@ export const assembleAnnotations = (records: ReadonlyArray<AnnotationRecord>, fo
     if (thread === undefined) continue
     if (record.state !== undefined) {
       const model = stateModelOf(record)
-      if (model !== "other") thread.states.push({ state: record.state, model, date: record.details.modified ?? record.details.created ?? "" })
+      if (model !== "other") {
+        thread.states.push({
+          state: record.state,
+          model,
+          date: record.details.modified ?? record.details.created ?? ""
+        })
+      }
       continue
     }
-    const reply: { -readonly [K in keyof PdfReply]: PdfReply[K] } = { name: names.get(record.key) ?? record.key, contents: record.details.contents ?? "" }
+    const reply: { -readonly [K in keyof PdfReply]: PdfReply[K] } = {
+      name: names.get(record.key) ?? record.key,
+      contents: record.details.contents ?? ""
+    }
     if (record.details.author !== undefined) reply.author = record.details.author
     if (record.details.modified !== undefined) reply.modified = record.details.modified
     if (record.details.created !== undefined) reply.created = record.details.created
@@ -170,7 +191,9 @@ export const assembleAnnotations = (records: ReadonlyArray<AnnotationRecord>, fo
  * reply to it, on its page and rectangle), then its review state as Acrobat records one (a hidden
  * Text annotation in reply to it, named `<name>-state`). Keys are positions.
  */
-export const flattenAnnotations = (annotations: ReadonlyArray<PdfAnnotation>): Array<AnnotationRecord & { readonly name: string }> => {
+export const flattenAnnotations = (
+  annotations: ReadonlyArray<PdfAnnotation>
+): Array<AnnotationRecord & { readonly name: string }> => {
   const used = new Set<string>()
   for (const annotation of annotations) {
     used.add(annotation.name)
@@ -187,7 +210,16 @@ export const flattenAnnotations = (annotations: ReadonlyArray<PdfAnnotation>): A
       put(replyDetails, "author", reply.author)
       put(replyDetails, "modified", reply.modified)
       put(replyDetails, "created", reply.created)
-      records.push({ ...thread, key: String(records.length), subtype: "Text", name: reply.name, page, rect, details: replyDetails, inReplyTo: parentKey })
+      records.push({
+        ...thread,
+        key: String(records.length),
+        subtype: "Text",
+        name: reply.name,
+        page,
+        rect,
+        details: replyDetails,
+        inReplyTo: parentKey
+      })
     }
     if (state !== undefined) {
       let stateName = `${name}-state`

@@ -6,7 +6,13 @@ import { Schema } from "effect"
 import { PdfFailure, PdfSourceFields } from "../engine/PdfRequest.ts"
 import { PdfAnnotation } from "./PdfAnnotation.ts"
 
-export const PageGeometry = Schema.Struct({ x0: Schema.Number, y0: Schema.Number, width: Schema.Number, height: Schema.Number, rotation: Schema.Int })
+export const PageGeometry = Schema.Struct({
+  x0: Schema.Number,
+  y0: Schema.Number,
+  width: Schema.Number,
+  height: Schema.Number,
+  rotation: Schema.Int
+})
 
 export class AnnotationBasis extends Schema.Class<AnnotationBasis>("AnnotationBasis")({
   pages: Schema.Array(PageGeometry),

@@ -47,14 +47,21 @@ export class AnnotationStore extends Effect.Service<AnnotationStore>()("docstack
         ),
 
       /** Writes the annotations (new ones and changes) in one transaction. */
-      save: (documentId: string, annotations: ReadonlyArray<{ readonly annotation: Annotation; readonly fromFile: boolean }>) =>
-        sql.withTransaction(Effect.forEach(annotations, (a) => upsert(documentId, a.annotation, a.fromFile, false), { discard: true })).pipe(Effect.orDie),
+      save: (
+        documentId: string,
+        annotations: ReadonlyArray<{ readonly annotation: Annotation; readonly fromFile: boolean }>
+      ) =>
+        sql.withTransaction(
+          Effect.forEach(annotations, (a) => upsert(documentId, a.annotation, a.fromFile, false), { discard: true })
+        ).pipe(Effect.orDie),
 
       /** Removes the broker's annotations and hides the file's ones (tombstones), in one transaction. */
       remove: (documentId: string, stored: ReadonlyArray<string>, fromFile: ReadonlyArray<Annotation>) =>
         sql.withTransaction(
           Effect.zipRight(
-            stored.length === 0 ? Effect.void : sql`DELETE FROM annotations WHERE document_id = ${documentId} AND ${sql.in("id", stored)}`,
+            stored.length === 0
+              ? Effect.void
+              : sql`DELETE FROM annotations WHERE document_id = ${documentId} AND ${sql.in("id", stored)}`,
             Effect.forEach(fromFile, (annotation) => upsert(documentId, annotation, true, true), { discard: true })
           )
         ).pipe(Effect.orDie)

@@ -6,15 +6,22 @@
  */
 import { Config, Effect, Option, Stream } from "effect"
 import { randomBytes } from "node:crypto"
-import { Annotation, AnnotationFlags, type AnnotationIds, AnnotationNotFound, Annotations as AnnotationList, type AnnotationFileType } from "../../../schemas/broker/Annotations.ts"
+import {
+  Annotation,
+  type AnnotationFileType,
+  AnnotationFlags,
+  type AnnotationIds,
+  AnnotationNotFound,
+  Annotations as AnnotationList
+} from "../../../schemas/broker/Annotations.ts"
 import { DocumentIdRef, InvalidRequest } from "../../../schemas/broker/Document.ts"
 import { capBody, uploadDrainBytes } from "../../common/BodyLimit.ts"
 import { DerivedCache } from "../../common/DerivedCache.ts"
 import { DocumentResolver, processingFailed } from "../documents/DocumentResolver.ts"
 import { PdfEngine } from "../engine/PdfEngine.ts"
-import { AnnotationBasis, ReadAnnotations } from "./AnnotationRequests.ts"
-import { AnnotationPolicies } from "./AnnotationPolicies.ts"
 import { fromPdfAnnotation, quadPointsOf, toPdfAnnotation } from "./AnnotationModel.ts"
+import { AnnotationPolicies } from "./AnnotationPolicies.ts"
+import { AnnotationBasis, ReadAnnotations } from "./AnnotationRequests.ts"
 import { AnnotationStore } from "./AnnotationStore.ts"
 import { parseFdf, writeFdf } from "./Fdf.ts"
 import type { PageGeometry } from "./PageSpace.ts"
@@ -34,7 +41,9 @@ const shapeProblem = (a: Annotation): string | undefined => {
   const points = a.points?.length ?? 0
   switch (a.type) {
     case "Ink":
-      return (a.inkList?.some((stroke) => stroke.length > 0) ?? false) ? undefined : "an Ink annotation needs inkList, with at least one point"
+      return (a.inkList?.some((stroke) => stroke.length > 0) ?? false)
+        ? undefined
+        : "an Ink annotation needs inkList, with at least one point"
     case "Line":
       return points === 2 ? undefined : "a Line annotation needs points: its two ends"
     case "Polygon":
@@ -48,7 +57,9 @@ const shapeProblem = (a: Annotation): string | undefined => {
 
 /** Everything wrong with an annotation for a document of `pageCount` pages (unknown: not checked). */
 const problemsOfOne = (a: Annotation, pageCount: number | undefined): Array<string> => [
-  ...(pageCount !== undefined && a.page >= pageCount ? [`page ${a.page} does not exist: the document has pages 0 to ${pageCount - 1}`] : []),
+  ...(pageCount !== undefined && a.page >= pageCount
+    ? [`page ${a.page} does not exist: the document has pages 0 to ${pageCount - 1}`]
+    : []),
   ...(a.position.w < 0 || a.position.h < 0 ? ["position must have a width and height of 0 or more"] : []),
   ...[shapeProblem(a)].filter((p) => p !== undefined)
 ]
@@ -57,7 +68,14 @@ const problemsOfOne = (a: Annotation, pageCount: number | undefined): Array<stri
 const DEFAULT_FLAGS = new AnnotationFlags({ hidden: false, readonly: false, locked: false, print: true })
 
 /** The annotation as the broker keeps it: its ID, its document, its dates and geometry completed. */
-const completed = (a: Annotation, id: string, documentId: string, now: string, created: string | undefined, origin: "store" | "file") =>
+const completed = (
+  a: Annotation,
+  id: string,
+  documentId: string,
+  now: string,
+  created: string | undefined,
+  origin: "store" | "file"
+) =>
   new Annotation({
     ...a,
     id: new DocumentIdRef({ id }),
@@ -83,10 +101,18 @@ export class Annotations extends Effect.Service<Annotations>()("docstack/Annotat
       const doc = yield* resolver.ready(documentId)
       if (!doc.renditionHash) {
         const pages = yield* resolver.pagesOf(doc)
-        return new AnnotationBasis({ pages: pages.map((p) => ({ x0: 0, y0: 0, width: p.width, height: p.height, rotation: p.rotation })), fileAnnotations: [] })
+        return new AnnotationBasis({
+          pages: pages.map((p) => ({ x0: 0, y0: 0, width: p.width, height: p.height, rotation: p.rotation })),
+          fileAnnotations: []
+        })
       }
       const pdf = yield* resolver.pdfOf(doc)
-      return yield* derived.json(pdf.hash, "annotations.json", AnnotationBasis, engine.run(new ReadAnnotations(pdf)).pipe(Effect.mapError(processingFailed(doc.id))))
+      return yield* derived.json(
+        pdf.hash,
+        "annotations.json",
+        AnnotationBasis,
+        engine.run(new ReadAnnotations(pdf)).pipe(Effect.mapError(processingFailed(doc.id)))
+      )
     })
 
     /** The document's annotations as they stand: the file's (as changed by users) and the broker's. */
@@ -102,7 +128,11 @@ export class Annotations extends Effect.Service<Annotations>()("docstack/Annotat
           return geometry ? [fromPdfAnnotation(p, geometry, documentId, "file")] : []
         })
         const stored = rows.filter((r) => !r.fromFile).map((r) => r.body)
-        return { pages: basis.pages, fileIds: new Set(basis.fileAnnotations.map((p) => p.name)), all: [...fromFile, ...stored] }
+        return {
+          pages: basis.pages,
+          fileIds: new Set(basis.fileAnnotations.map((p) => p.name)),
+          all: [...fromFile, ...stored]
+        }
       })
 
     const redactReasons = new Set(policy.availableRedactReasons.map((r) => r.symbolicName))
@@ -121,23 +151,44 @@ export class Annotations extends Effect.Service<Annotations>()("docstack/Annotat
     ) =>
       annotations.flatMap((a, i) => {
         const problems = problemsOfOne(a, pageCountOf(a))
-        if (a.redactReason !== undefined && !redactReasons.has(a.redactReason) && before(a)?.redactReason !== a.redactReason) {
-          problems.push(`redactReason '${a.redactReason}' is not one of the policy's (${[...redactReasons].join(", ")})`)
+        if (
+          a.redactReason !== undefined && !redactReasons.has(a.redactReason) &&
+          before(a)?.redactReason !== a.redactReason
+        ) {
+          problems.push(
+            `redactReason '${a.redactReason}' is not one of the policy's (${[...redactReasons].join(", ")})`
+          )
         }
         return problems.length === 0 ? [] : [`${label}[${i}] (${a.type}): ${problems.join(", ")}`]
       })
 
-    const check = (annotations: ReadonlyArray<Annotation>, pages: ReadonlyArray<PageGeometry>, before?: (a: Annotation) => Annotation | undefined) => {
+    const check = (
+      annotations: ReadonlyArray<Annotation>,
+      pages: ReadonlyArray<PageGeometry>,
+      before?: (a: Annotation) => Annotation | undefined
+    ) => {
       const problems = problemsOf(annotations, "annotations", () => pages.length, before)
       return problems.length === 0 ? Effect.void : Effect.fail(new InvalidRequest({ message: problems.join("; ") }))
     }
 
     const missing = (documentId: string, ids: ReadonlyArray<string>) =>
-      new AnnotationNotFound({ documentId, message: `No annotation ${ids.map((id) => `'${id}'`).join(", ")} on document '${documentId}'` })
+      new AnnotationNotFound({
+        documentId,
+        message: `No annotation ${ids.map((id) => `'${id}'`).join(", ")} on document '${documentId}'`
+      })
 
     const idsOf = (annotations: ReadonlyArray<{ readonly id?: DocumentIdRef | undefined }>) =>
-      Effect.forEach(annotations, (a, i) =>
-        a.id === undefined ? Effect.fail(new InvalidRequest({ message: `annotations[${i}] has no id: name each annotation to change by the id it was given` })) : Effect.succeed(a.id.id))
+      Effect.forEach(
+        annotations,
+        (a, i) =>
+          a.id === undefined
+            ? Effect.fail(
+              new InvalidRequest({
+                message: `annotations[${i}] has no id: name each annotation to change by the id it was given`
+              })
+            )
+            : Effect.succeed(a.id.id)
+      )
 
     /** Every annotation of the document in PDF space, with the geometry of its pages: for files written with them. */
     const inPdfSpace = (documentId: string) =>
@@ -150,7 +201,10 @@ export class Annotations extends Effect.Service<Annotations>()("docstack/Annotat
         }))
       )
 
-    const parse = (type: AnnotationFileType, bytes: Uint8Array) => (type === "XFDF" ? parseXfdf(bytes) : parseFdf(bytes))
+    const parse = (
+      type: AnnotationFileType,
+      bytes: Uint8Array
+    ) => (type === "XFDF" ? parseXfdf(bytes) : parseFdf(bytes))
     const write = (type: AnnotationFileType, annotations: ReadonlyArray<PdfAnnotation>, fileName: string | undefined) =>
       type === "XFDF"
         ? new TextEncoder().encode(writeXfdf(annotations, fileName === undefined ? {} : { fileName }))
@@ -166,7 +220,13 @@ export class Annotations extends Effect.Service<Annotations>()("docstack/Annotat
         const { pages } = yield* current(documentId)
         yield* check(body.annotations, pages)
         const now = new Date().toISOString()
-        yield* store.save(documentId, body.annotations.map((a) => ({ annotation: completed(a, newAnnotationId(), documentId, now, undefined, "store"), fromFile: false })))
+        yield* store.save(
+          documentId,
+          body.annotations.map((a) => ({
+            annotation: completed(a, newAnnotationId(), documentId, now, undefined, "store"),
+            fromFile: false
+          }))
+        )
       }),
 
       /** POST: annotations replaced, each named by its ID; one unknown ID changes nothing. */
@@ -178,11 +238,24 @@ export class Annotations extends Effect.Service<Annotations>()("docstack/Annotat
         if (unknown.length > 0) return yield* missing(documentId, unknown)
         yield* check(body.annotations, pages, (a) => existing.get(a.id!.id))
         const now = new Date().toISOString()
-        yield* store.save(documentId, body.annotations.map((a, i) => {
-          const before = existing.get(ids[i]!)!
-          const fromFile = fileIds.has(ids[i]!)
-          return { annotation: completed(new Annotation({ ...a, date: a.date ?? now }), ids[i]!, documentId, now, before.creationDate, fromFile ? "file" : "store"), fromFile }
-        }))
+        yield* store.save(
+          documentId,
+          body.annotations.map((a, i) => {
+            const before = existing.get(ids[i]!)!
+            const fromFile = fileIds.has(ids[i]!)
+            return {
+              annotation: completed(
+                new Annotation({ ...a, date: a.date ?? now }),
+                ids[i]!,
+                documentId,
+                now,
+                before.creationDate,
+                fromFile ? "file" : "store"
+              ),
+              fromFile
+            }
+          })
+        )
       }),
 
       /** DELETE: the named annotations go; one unknown ID removes nothing. */
@@ -192,7 +265,11 @@ export class Annotations extends Effect.Service<Annotations>()("docstack/Annotat
         const existing = new Map(all.map((a) => [a.id!.id, a]))
         const unknown = ids.filter((id) => !existing.has(id))
         if (unknown.length > 0) return yield* missing(documentId, unknown)
-        yield* store.remove(documentId, ids.filter((id) => !fileIds.has(id)), ids.filter((id) => fileIds.has(id)).map((id) => existing.get(id)!))
+        yield* store.remove(
+          documentId,
+          ids.filter((id) => !fileIds.has(id)),
+          ids.filter((id) => fileIds.has(id)).map((id) => existing.get(id)!)
+        )
       }),
 
       policy: Effect.fn("Annotations.policy")(function*(documentId: string) {
@@ -203,7 +280,9 @@ export class Annotations extends Effect.Service<Annotations>()("docstack/Annotat
       /** GET /documents/{id}/file/annotations: every annotation the document shows, as XFDF. */
       xfdf: Effect.fn("Annotations.xfdf")(function*(documentId: string) {
         const { annotations } = yield* inPdfSpace(documentId)
-        if (annotations.length === 0) return yield* new AnnotationNotFound({ documentId, message: `Document '${documentId}' has no annotations` })
+        if (annotations.length === 0) {
+          return yield* new AnnotationNotFound({ documentId, message: `Document '${documentId}' has no annotations` })
+        }
         const title = Option.getOrUndefined(yield* resolver.title(documentId))
         return writeXfdf(annotations, title === undefined ? {} : { fileName: title })
       }),
@@ -217,11 +296,18 @@ export class Annotations extends Effect.Service<Annotations>()("docstack/Annotat
       ) {
         yield* resolver.check(documentId)
         // Kept up to the limit only: a larger body is refused without being held in memory.
-        const tooLarge = () => new InvalidRequest({ message: `The ${sourceType} file is larger than ${config.maxFileBytes} bytes (ANNOTATION_FILE_MAX_BYTES)` })
+        const tooLarge = () =>
+          new InvalidRequest({
+            message: `The ${sourceType} file is larger than ${config.maxFileBytes} bytes (ANNOTATION_FILE_MAX_BYTES)`
+          })
         const chunks = yield* Stream.runCollect(capBody(body, config.maxFileBytes, config.drainBytes, tooLarge))
         const bytes = Buffer.concat([...chunks])
-        if (bytes.byteLength === 0) return yield* new InvalidRequest({ message: `The body is empty: send the ${sourceType} file's bytes` })
-        const annotations = yield* parse(sourceType, bytes).pipe(Effect.mapError((e) => new InvalidRequest({ message: e.message })))
+        if (bytes.byteLength === 0) {
+          return yield* new InvalidRequest({ message: `The body is empty: send the ${sourceType} file's bytes` })
+        }
+        const annotations = yield* parse(sourceType, bytes).pipe(
+          Effect.mapError((e) => new InvalidRequest({ message: e.message }))
+        )
         const title = Option.getOrUndefined(yield* resolver.title(documentId))
         return write(targetType, annotations, title)
       }),
@@ -231,5 +317,11 @@ export class Annotations extends Effect.Service<Annotations>()("docstack/Annotat
       basisOf
     }
   }),
-  dependencies: [DocumentResolver.Default, DerivedCache.Default, PdfEngine.Default, AnnotationStore.Default, AnnotationPolicies.Default]
+  dependencies: [
+    DocumentResolver.Default,
+    DerivedCache.Default,
+    PdfEngine.Default,
+    AnnotationStore.Default,
+    AnnotationPolicies.Default
+  ]
 }) {}

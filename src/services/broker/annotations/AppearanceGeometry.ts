@@ -3,8 +3,8 @@
  * rectangle on a turned page, and the paths the appearances are made of (ellipses, rounded boxes,
  * polylines, the quadrilaterals of text markup).
  */
-import { normaliseRect, normaliseRotation, type PdfAnnotation, type PdfPoint, type PdfRect } from "./PdfAnnotation.ts"
 import { apply, type Matrix } from "../engine/Matrix.ts"
+import { normaliseRect, normaliseRotation, type PdfAnnotation, type PdfPoint, type PdfRect } from "./PdfAnnotation.ts"
 
 /** A number as a content-stream operand, to a thousandth of a point. */
 export const num = (v: number): string => {
@@ -99,7 +99,12 @@ export const quadsOf = (a: PdfAnnotation, rect: PdfRect, rotation: number): Arra
   const q = a.quadPoints ?? []
   const quads: Array<Quad> = []
   for (let i = 0; i + 8 <= q.length; i += 8) {
-    quads.push({ ul: [q[i]!, q[i + 1]!], ur: [q[i + 2]!, q[i + 3]!], ll: [q[i + 4]!, q[i + 5]!], lr: [q[i + 6]!, q[i + 7]!] })
+    quads.push({
+      ul: [q[i]!, q[i + 1]!],
+      ur: [q[i + 2]!, q[i + 3]!],
+      ll: [q[i + 4]!, q[i + 5]!],
+      lr: [q[i + 6]!, q[i + 7]!]
+    })
   }
   if (quads.length > 0) return quads
   // No quads: the rectangle, as text reading upright on the page.

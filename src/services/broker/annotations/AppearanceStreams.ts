@@ -14,7 +14,14 @@
  */
 import { cm, ellipse, num, polyline, quadFrame, quadsOf, roundedBox, uprightFrame } from "./AppearanceGeometry.ts"
 import { type AppearanceFont, encodable, wrapText } from "./AppearanceText.ts"
-import { clamp01, normaliseRect, type PdfAnnotation, type PdfColor, type PdfPoint, type PdfRect } from "./PdfAnnotation.ts"
+import {
+  clamp01,
+  normaliseRect,
+  type PdfAnnotation,
+  type PdfColor,
+  type PdfPoint,
+  type PdfRect
+} from "./PdfAnnotation.ts"
 
 export type AppearanceFontKind = "regular" | "bold"
 
@@ -118,7 +125,11 @@ const NOTE_ICONS: Readonly<Record<string, ReadonlyArray<string>>> = {
     "18.5 17.16 17.16 18.5 15.5 18.5 c 4.5 18.5 l 2.84 18.5 1.5 17.16 1.5 15.5 c 1.5 9 l 1.5 7.34 2.84 6 4.5 6 c h B",
     "5 15 m 15 15 l 5 12 m 15 12 l 5 9 m 12 9 l S"
   ],
-  Note: ["3 1 m 17 1 l 17 14 l 12 19 l 3 19 l h B", "12 19 m 12 14 l 17 14 l S", "6 11 m 14 11 l 6 8 m 14 8 l 6 5 m 11 5 l S"],
+  Note: [
+    "3 1 m 17 1 l 17 14 l 12 19 l 3 19 l h B",
+    "12 19 m 12 14 l 17 14 l S",
+    "6 11 m 14 11 l 6 8 m 14 8 l 6 5 m 11 5 l S"
+  ],
   Insert: ["2 2 m 10 18 l 18 2 l h B"],
   Key: [...ellipse(6.5, 13.5, 5, 5), "B", "3 w 9.5 10.5 m 17.5 2.5 l S", "2 w 14.5 5.5 m 17 8 l S"],
   Help: [...ellipse(10, 10, 8.5, 8.5), "B"],
@@ -195,7 +206,9 @@ const freeText = (a: PdfAnnotation, rect: PdfRect, ctx: AppearanceContext): Draw
 /** A stamp's /Name as words ("NotApproved" → "NOT APPROVED", Acrobat's "SBApproved"/"#DApproved" → "APPROVED"). */
 export const stampLabel = (a: PdfAnnotation): string => {
   const name = a.iconName?.replace(/^#/, "").replace(/^(SB|SH|D)(?=[A-Z][a-z])/, "")
-  const label = name && name.length > 0 ? name.replace(/([a-z])([A-Z])/g, "$1 $2").replace(/_/g, " ") : (a.contents ?? "Stamp")
+  const label = name && name.length > 0
+    ? name.replace(/([a-z])([A-Z])/g, "$1 $2").replace(/_/g, " ")
+    : (a.contents ?? "Stamp")
   return label.toUpperCase()
 }
 
@@ -266,7 +279,9 @@ const ink = (a: PdfAnnotation): Drawn => {
   const strokes = (a.inkList ?? []).filter((s) => s.length > 0)
   if (strokes.length === 0 || width <= 0) return { ops: [] }
   // One path: where strokes cross, a translucent ink does not darken.
-  return { ops: [stroke(defaultColor(a)), `${num(width)} w`, "1 j 1 J", ...strokes.flatMap((s) => polyline(s, false)), "S"] }
+  return {
+    ops: [stroke(defaultColor(a)), `${num(width)} w`, "1 j 1 J", ...strokes.flatMap((s) => polyline(s, false)), "S"]
+  }
 }
 
 const redactOutline = (a: PdfAnnotation, rect: PdfRect, rotation: number): Drawn => {
@@ -276,7 +291,9 @@ const redactOutline = (a: PdfAnnotation, rect: PdfRect, rotation: number): Drawn
   for (const q of quadsOf(a, rect, rotation)) {
     const f = quadFrame(q)
     const i = Math.min(width / 2, f.length / 2, f.height / 2)
-    ops.push(...polyline([f.at(i, i), f.at(f.length - i, i), f.at(f.length - i, f.height - i), f.at(i, f.height - i)], true))
+    ops.push(
+      ...polyline([f.at(i, i), f.at(f.length - i, i), f.at(f.length - i, f.height - i), f.at(i, f.height - i)], true)
+    )
   }
   ops.push("S")
   return { ops }
@@ -361,7 +378,12 @@ export const normalAppearance = (a: PdfAnnotation, ctx: AppearanceContext, flatt
         return stamp(a, rect, ctx)
       case "Redact":
         return flatten
-          ? { ops: [fill(BLACK), `${num(rect[0])} ${num(rect[1])} ${num(rect[2] - rect[0])} ${num(rect[3] - rect[1])} re f`] }
+          ? {
+            ops: [
+              fill(BLACK),
+              `${num(rect[0])} ${num(rect[1])} ${num(rect[2] - rect[0])} ${num(rect[3] - rect[1])} re f`
+            ]
+          }
           : redactOutline(a, rect, ctx.rotation)
     }
   })()
@@ -374,4 +396,9 @@ export const redactOverlayAppearance = (a: PdfAnnotation, ctx: AppearanceContext
   finish({ ...a, opacity: 1 }, normaliseRect(a.rect), redactOverlay(a, normaliseRect(a.rect), ctx))
 
 /** An appearance that draws nothing (replies: their parent's icon already shows). */
-export const emptyAppearance = (rect: PdfRect): Appearance => ({ content: "", bbox: normaliseRect(rect), fonts: [], replaced: [] })
+export const emptyAppearance = (rect: PdfRect): Appearance => ({
+  content: "",
+  bbox: normaliseRect(rect),
+  fonts: [],
+  replaced: []
+})

@@ -13,7 +13,10 @@ export interface AppearanceFont {
 }
 
 /** The characters of `text` a font cannot show, replaced: by their base letter when decomposing finds one the font has, else by "?". */
-export const encodable = (font: AppearanceFont, text: string): { readonly text: string; readonly replaced: ReadonlyArray<string> } => {
+export const encodable = (
+  font: AppearanceFont,
+  text: string
+): { readonly text: string; readonly replaced: ReadonlyArray<string> } => {
   const known = characterSet(font)
   const replaced: Array<string> = []
   let out = ""

@@ -33,7 +33,8 @@ export const colorFromComponents = (components: ReadonlyArray<number>): PdfColor
 
 /** A colour as XFDF writes it: #RRGGBB. */
 export const hexColor = (color: PdfColor): string =>
-  "#" + color.map((component) => Math.round(clamp01(component) * 255).toString(16).padStart(2, "0").toUpperCase()).join("")
+  "#" +
+  color.map((component) => Math.round(clamp01(component) * 255).toString(16).padStart(2, "0").toUpperCase()).join("")
 
 /** A #RRGGBB colour; undefined when the value is not one. */
 export const colorFromHex = (value: string | undefined): PdfColor | undefined => {
@@ -49,7 +50,10 @@ const APPEARANCE_OPERATORS: Readonly<Record<string, number>> = { Tf: 1, rg: 3, R
  * Tf, the fill colour of rg, g or k, else the stroke colour) and, for what it lacks, from a default
  * style string (`font: Helvetica 12pt; color:#0000FF`). A Tf size of 0 (auto) is no size.
  */
-export const parseAppearance = (da: string | undefined, ds: string | undefined): { fontSize?: number; fontColor?: PdfColor } => {
+export const parseAppearance = (
+  da: string | undefined,
+  ds: string | undefined
+): { fontSize?: number; fontColor?: PdfColor } => {
   let fontSize: number | undefined
   let fill: PdfColor | undefined
   let stroke: PdfColor | undefined
@@ -75,7 +79,8 @@ export const parseAppearance = (da: string | undefined, ds: string | undefined):
   let fontColor = fill ?? stroke
   if (ds !== undefined) {
     if (fontSize === undefined) {
-      const size = /(?:^|[;\s])font-size\s*:\s*(\d+(?:\.\d+)?)\s*pt/i.exec(ds) ?? /(?:^|[;\s])font\s*:[^;]*?(\d+(?:\.\d+)?)\s*pt/i.exec(ds)
+      const size = /(?:^|[;\s])font-size\s*:\s*(\d+(?:\.\d+)?)\s*pt/i.exec(ds) ??
+        /(?:^|[;\s])font\s*:[^;]*?(\d+(?:\.\d+)?)\s*pt/i.exec(ds)
       const value = Number(size?.[1])
       if (Number.isFinite(value) && value > 0) fontSize = value
     }
@@ -86,7 +91,8 @@ export const parseAppearance = (da: string | undefined, ds: string | undefined):
 
 /** The default appearance string for a font size and text colour (Helvetica; size 0 when none). */
 export const formatAppearance = (fontSize: number | undefined, fontColor: PdfColor | undefined): string =>
-  `/Helv ${formatNumber(fontSize ?? 0)} Tf` + (fontColor === undefined ? "" : ` ${fontColor.map(formatNumber).join(" ")} rg`)
+  `/Helv ${formatNumber(fontSize ?? 0)} Tf` +
+  (fontColor === undefined ? "" : ` ${fontColor.map(formatNumber).join(" ")} rg`)
 
 /** The default style string (CSS) Acrobat reads for FreeText. */
 export const formatDefaultStyle = (fontSize: number | undefined, fontColor: PdfColor | undefined): string =>

@@ -13,13 +13,32 @@
  * outside the model are skipped.
  */
 import { Effect } from "effect"
-import { PDFArray, PDFContext, PDFDict, PDFHexString, PDFName, PDFNumber, PDFParser, PDFRef, PDFString, type PDFObject } from "pdf-lib"
+import {
+  PDFArray,
+  PDFContext,
+  PDFDict,
+  PDFHexString,
+  PDFName,
+  PDFNumber,
+  type PDFObject,
+  PDFParser,
+  PDFRef,
+  PDFString
+} from "pdf-lib"
+import { fromPdfDate, nameFor, nameText, numberOf, numbersOf, textOf, toPdfDate } from "../engine/PdfObjects.ts"
 import { AnnotationFileInvalid, readWith, unreadable } from "./AnnotationFileInvalid.ts"
-import { assembleAnnotations, type AnnotationRecord, coordinatePairs, flattenAnnotations, MAX_ANNOTATIONS, type MutableDetails, put } from "./AnnotationRecords.ts"
+import {
+  type AnnotationRecord,
+  assembleAnnotations,
+  coordinatePairs,
+  flattenAnnotations,
+  MAX_ANNOTATIONS,
+  type MutableDetails,
+  put
+} from "./AnnotationRecords.ts"
 import { colorFromComponents, formatAppearance, formatDefaultStyle, parseAppearance } from "./DefaultAppearance.ts"
 import { isPdfAnnotationSubtype, normaliseRect, type PdfAnnotation, type PdfColor } from "./PdfAnnotation.ts"
 import { plainTextOfRichText } from "./RichText.ts"
-import { fromPdfDate, nameFor, nameText, numberOf, numbersOf, textOf, toPdfDate } from "../engine/PdfObjects.ts"
 
 const key = (name: string) => PDFName.of(name)
 
@@ -27,7 +46,10 @@ const key = (name: string) => PDFName.of(name)
 const headerOffset = (bytes: Uint8Array): number | undefined => {
   const end = Math.min(bytes.length - 5, 1024)
   for (let i = 0; i <= end; i++) {
-    if (bytes[i] === 0x25 && bytes[i + 1] === 0x46 && bytes[i + 2] === 0x44 && bytes[i + 3] === 0x46 && bytes[i + 4] === 0x2d) return i
+    if (
+      bytes[i] === 0x25 && bytes[i + 1] === 0x46 && bytes[i + 2] === 0x44 && bytes[i + 3] === 0x46 &&
+      bytes[i + 4] === 0x2d
+    ) return i
   }
   return undefined
 }
@@ -57,7 +79,9 @@ const readAnnotation = (dict: PDFDict, recordKey: string): AnnotationRecord | un
 
   const pageObject = dict.lookup(key("Page"))
   const page = numberOf(pageObject)
-  if (pageObject !== undefined && (page === undefined || !Number.isInteger(page) || page < 0)) unreadable("FDF /Page is not a 0-based page number")
+  if (pageObject !== undefined && (page === undefined || !Number.isInteger(page) || page < 0)) {
+    unreadable("FDF /Page is not a 0-based page number")
+  }
   const rectValues = numbersIn(dict, "Rect")
   if (rectValues !== undefined && rectValues.length !== 4) unreadable("FDF /Rect is not four numbers")
 
@@ -77,7 +101,11 @@ const readAnnotation = (dict: PDFDict, recordKey: string): AnnotationRecord | un
   if (flags !== undefined && Number.isInteger(flags)) details.flags = flags
   const borderStyle = dict.lookup(key("BS"))
   const border = numbersIn(dict, "Border")
-  put(details, "lineWidth", (borderStyle instanceof PDFDict ? numberOf(borderStyle.lookup(key("W"))) : undefined) ?? border?.[2])
+  put(
+    details,
+    "lineWidth",
+    (borderStyle instanceof PDFDict ? numberOf(borderStyle.lookup(key("W"))) : undefined) ?? border?.[2]
+  )
   put(details, "quadPoints", numbersIn(dict, "QuadPoints"))
   const inkList = dict.lookup(key("InkList"))
   if (inkList instanceof PDFArray) {
@@ -85,7 +113,9 @@ const readAnnotation = (dict: PDFDict, recordKey: string): AnnotationRecord | un
       const stroke = inkList.lookup(index)
       if (!(stroke instanceof PDFArray)) return unreadable("FDF /InkList is not an array of arrays")
       return coordinatePairs(
-        stroke.asArray().map((__, i) => numberOf(stroke.lookup(i)) ?? unreadable("FDF /InkList is not an array of numbers")),
+        stroke.asArray().map((__, i) =>
+          numberOf(stroke.lookup(i)) ?? unreadable("FDF /InkList is not an array of numbers")
+        ),
         "FDF /InkList"
       )
     })
@@ -126,8 +156,7 @@ const readAnnotations = (context: PDFContext): ReadonlyArray<PdfAnnotation> => {
     return fdf instanceof PDFDict ? fdf : undefined
   }
   const root = context.trailerInfo.Root
-  const fdf =
-    fdfOf(root instanceof PDFRef ? context.lookup(root) : root) ??
+  const fdf = fdfOf(root instanceof PDFRef ? context.lookup(root) : root) ??
     context
       .enumerateIndirectObjects()
       .map(([, object]) => fdfOf(object))
@@ -153,21 +182,24 @@ const readAnnotations = (context: PDFContext): ReadonlyArray<PdfAnnotation> => {
  * header, are not readable PDF syntax, have no FDF catalog, hold more than 100,000 annotations, or
  * an annotation lacks /Page or /Rect.
  */
-export const parseFdf: (bytes: Uint8Array) => Effect.Effect<ReadonlyArray<PdfAnnotation>, AnnotationFileInvalid> = Effect.fn("Fdf.parse")(
-  function* (bytes: Uint8Array) {
-    const header = headerOffset(bytes)
-    if (header === undefined) return yield* new AnnotationFileInvalid({ message: "not FDF: no %FDF- header" })
-    // pdf-lib's parser looks for a PDF header; the rest of the syntax is the same.
-    const copy = Uint8Array.from(bytes)
-    copy[header + 1] = 0x50
-    const context = yield* Effect.tryPromise({
-      try: () => PDFParser.forBytesWithOptions(copy, Infinity, true, false).parseDocument(),
-      catch: (error) =>
-        new AnnotationFileInvalid({ message: `FDF is not readable: ${(error instanceof Error ? error.message : String(error)).slice(0, 200)}` })
-    })
-    return yield* readWith(() => readAnnotations(context))
-  }
-)
+export const parseFdf: (bytes: Uint8Array) => Effect.Effect<ReadonlyArray<PdfAnnotation>, AnnotationFileInvalid> =
+  Effect.fn("Fdf.parse")(
+    function*(bytes: Uint8Array) {
+      const header = headerOffset(bytes)
+      if (header === undefined) return yield* new AnnotationFileInvalid({ message: "not FDF: no %FDF- header" })
+      // pdf-lib's parser looks for a PDF header; the rest of the syntax is the same.
+      const copy = Uint8Array.from(bytes)
+      copy[header + 1] = 0x50
+      const context = yield* Effect.tryPromise({
+        try: () => PDFParser.forBytesWithOptions(copy, Infinity, true, false).parseDocument(),
+        catch: (error) =>
+          new AnnotationFileInvalid({
+            message: `FDF is not readable: ${(error instanceof Error ? error.message : String(error)).slice(0, 200)}`
+          })
+      })
+      return yield* readWith(() => readAnnotations(context))
+    }
+  )
 
 // ---- writing ---------------------------------------------------------------------------------
 
@@ -175,14 +207,14 @@ export const parseFdf: (bytes: Uint8Array) => Effect.Effect<ReadonlyArray<PdfAnn
 const pdfText = (value: string): PDFString | PDFHexString =>
   /^[\x20-\x7E\t\n\r]*$/.test(value)
     ? PDFString.of(
-        value
-          .replace(/\\/g, "\\\\")
-          .replace(/\(/g, "\\(")
-          .replace(/\)/g, "\\)")
-          .replace(/\r/g, "\\r")
-          .replace(/\n/g, "\\n")
-          .replace(/\t/g, "\\t")
-      )
+      value
+        .replace(/\\/g, "\\\\")
+        .replace(/\(/g, "\\(")
+        .replace(/\)/g, "\\)")
+        .replace(/\r/g, "\\r")
+        .replace(/\n/g, "\\n")
+        .replace(/\t/g, "\\t")
+    )
     : PDFHexString.fromText(value)
 
 const finite = (value: number) => (Number.isFinite(value) ? value : 0)
@@ -193,7 +225,9 @@ const annotationDict = (context: PDFContext, record: AnnotationRecord, parent: P
   const set = (name: string, value: PDFObject | undefined) => {
     if (value !== undefined) dict.set(key(name), value)
   }
-  const numbers = (values: ReadonlyArray<number> | undefined) => (values === undefined ? undefined : context.obj(values.map(finite)))
+  const numbers = (
+    values: ReadonlyArray<number> | undefined
+  ) => (values === undefined ? undefined : context.obj(values.map(finite)))
   set("Type", key("Annot"))
   set("Subtype", key(record.subtype))
   set("Page", record.page === undefined ? undefined : PDFNumber.of(record.page))
@@ -214,7 +248,10 @@ const annotationDict = (context: PDFContext, record: AnnotationRecord, parent: P
     set("BS", borderStyle)
   }
   set("QuadPoints", numbers(details.quadPoints))
-  set("InkList", details.inkList === undefined ? undefined : context.obj(details.inkList.map((stroke) => stroke.flat().map(finite))))
+  set(
+    "InkList",
+    details.inkList === undefined ? undefined : context.obj(details.inkList.map((stroke) => stroke.flat().map(finite)))
+  )
   if (details.vertices !== undefined) {
     if (record.subtype === "Line" && details.vertices.length === 2) set("L", numbers(details.vertices.flat()))
     else set("Vertices", numbers(details.vertices.flat()))
@@ -235,7 +272,10 @@ const annotationDict = (context: PDFContext, record: AnnotationRecord, parent: P
  * An FDF file holding the annotations, their replies (/IRT to their parent) and review states;
  * `fileName` becomes the catalog's /F. No cross-reference table: FDF does not need one.
  */
-export const writeFdf = (annotations: ReadonlyArray<PdfAnnotation>, options: { readonly fileName?: string } = {}): Uint8Array => {
+export const writeFdf = (
+  annotations: ReadonlyArray<PdfAnnotation>,
+  options: { readonly fileName?: string } = {}
+): Uint8Array => {
   const records = flattenAnnotations(annotations)
   const context = PDFContext.create()
   const catalogRef = context.nextRef()
@@ -243,7 +283,10 @@ export const writeFdf = (annotations: ReadonlyArray<PdfAnnotation>, options: { r
   records.forEach((record, index) => {
     const ref = refs[index]
     if (ref === undefined) return
-    context.assign(ref, annotationDict(context, record, record.inReplyTo === undefined ? undefined : refs[Number(record.inReplyTo)]))
+    context.assign(
+      ref,
+      annotationDict(context, record, record.inReplyTo === undefined ? undefined : refs[Number(record.inReplyTo)])
+    )
   })
   const fdf = PDFDict.withContext(context)
   fdf.set(key("Annots"), context.obj(refs))
@@ -253,7 +296,9 @@ export const writeFdf = (annotations: ReadonlyArray<PdfAnnotation>, options: { r
   context.assign(catalogRef, catalog)
 
   let out = "%FDF-1.2\n%\u00E2\u00E3\u00CF\u00D3\n"
-  for (const [ref, object] of context.enumerateIndirectObjects()) out += `${ref.objectNumber} ${ref.generationNumber} obj\n${object.toString()}\nendobj\n`
+  for (const [ref, object] of context.enumerateIndirectObjects()) {
+    out += `${ref.objectNumber} ${ref.generationNumber} obj\n${object.toString()}\nendobj\n`
+  }
   out += `trailer\n<< /Root ${catalogRef.objectNumber} ${catalogRef.generationNumber} R >>\n%%EOF\n`
   const bytes = Buffer.from(out, "latin1")
   return new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.length)

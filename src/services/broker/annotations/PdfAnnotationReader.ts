@@ -3,10 +3,27 @@
  * (PdfAnnotation.ts), replies and review states threaded onto the annotation they answer. Writing
  * them is PdfAnnotations.ts.
  */
-import { decodePDFRawStream, PDFArray, PDFDict, type PDFDocument, PDFName, type PDFObject, PDFRawStream, PDFRef } from "pdf-lib"
-import { colorFromComponents } from "./DefaultAppearance.ts"
-import { isPdfAnnotationSubtype, normaliseRect, type PdfAnnotation, type PdfAnnotationSubtype, type PdfColor, type PdfPoint, type PdfReply } from "./PdfAnnotation.ts"
+import {
+  decodePDFRawStream,
+  PDFArray,
+  PDFDict,
+  type PDFDocument,
+  PDFName,
+  type PDFObject,
+  PDFRawStream,
+  PDFRef
+} from "pdf-lib"
 import { fromPdfDate, nameOf, numberOf, numbersOf, textOf } from "../engine/PdfObjects.ts"
+import { colorFromComponents } from "./DefaultAppearance.ts"
+import {
+  isPdfAnnotationSubtype,
+  normaliseRect,
+  type PdfAnnotation,
+  type PdfAnnotationSubtype,
+  type PdfColor,
+  type PdfPoint,
+  type PdfReply
+} from "./PdfAnnotation.ts"
 
 type Writable<T> = { -readonly [K in keyof T]: T[K] }
 
@@ -21,7 +38,9 @@ const pairs = (values: ReadonlyArray<number>): Array<PdfPoint> => {
 }
 
 /** A colour array: none (transparent), gray, RGB or CMYK (turned into RGB). */
-const colorOf = (values: ReadonlyArray<number> | undefined): PdfColor | undefined => (values === undefined ? undefined : colorFromComponents(values))
+const colorOf = (
+  values: ReadonlyArray<number> | undefined
+): PdfColor | undefined => (values === undefined ? undefined : colorFromComponents(values))
 
 /** Font size and fill colour of a default appearance string (`/Helv 12 Tf 0 0 1 rg`). */
 const parseDefaultAppearance = (da: string): { fontSize?: number; fontColor?: PdfColor } => {
@@ -66,7 +85,7 @@ const appearanceTextColor = (dict: PDFDict): PdfColor | undefined => {
       const n = t === "g" ? 1 : t === "rg" ? 3 : 4
       const values = tokens.slice(i - n, i).map(Number)
       if (values.length === n && values.every(Number.isFinite)) color = colorOf(values)
-    } else if (inText && (t.endsWith("Tj") || t.endsWith("TJ") || t === "'" || t === '"')) return color
+    } else if (inText && (t.endsWith("Tj") || t.endsWith("TJ") || t === "'" || t === "\"")) return color
   }
   return undefined
 }
@@ -93,8 +112,9 @@ const entriesOf = (pdf: PDFDocument): Array<Entry> => {
       const id = item instanceof PDFRef ? `${item.objectNumber} ${item.generationNumber}` : `direct ${pageIndex} ${i}`
       if (seen.has(id)) continue
       seen.add(id)
-      const fallback =
-        item instanceof PDFRef ? `pdf-${pageIndex}-${item.objectNumber}-${item.generationNumber}` : `pdf-${pageIndex}-direct-${i}`
+      const fallback = item instanceof PDFRef
+        ? `pdf-${pageIndex}-${item.objectNumber}-${item.generationNumber}`
+        : `pdf-${pageIndex}-direct-${i}`
       entries.push({
         dict,
         page: pageIndex,
@@ -189,7 +209,8 @@ export const readAnnotations = (pdf: PDFDocument): ReadonlyArray<PdfAnnotation> 
   const entries = entriesOf(pdf)
   const byId = new Map(entries.map((e) => [e.id, e] as const))
   const isThreadReply = (e: Entry) =>
-    e.subtype === "Text" && inReplyTo(e) !== undefined && nameOf(lookup(e.dict, "RT")) !== "Group" && byId.has(inReplyTo(e)!)
+    e.subtype === "Text" && inReplyTo(e) !== undefined && nameOf(lookup(e.dict, "RT")) !== "Group" &&
+    byId.has(inReplyTo(e)!)
   /** The first annotation of the thread a reply belongs to. */
   const rootOf = (e: Entry): Entry => {
     const visited = new Set<string>()
@@ -233,4 +254,3 @@ export const readAnnotations = (pdf: PDFDocument): ReadonlyArray<PdfAnnotation> 
   for (const [id, { state }] of states) annotations.get(id)!.state = state
   return [...annotations.values()]
 }
-

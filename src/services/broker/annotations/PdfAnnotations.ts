@@ -4,10 +4,23 @@
  * appearance stream (AppearanceStreams.ts), so that no viewer has to synthesise one; "flatten"
  * draws those same appearances into the page content instead of adding annotation objects.
  */
-import { PDFArray, PDFDict, type PDFDocument, PDFHexString, PDFName, PDFNumber, type PDFPage, PDFRef, PDFString, StandardFontEmbedder, StandardFonts } from "pdf-lib"
 import {
-  APPEARANCE_FONT_NAMES,
+  PDFArray,
+  PDFDict,
+  type PDFDocument,
+  PDFHexString,
+  PDFName,
+  PDFNumber,
+  type PDFPage,
+  PDFRef,
+  PDFString,
+  StandardFontEmbedder,
+  StandardFonts
+} from "pdf-lib"
+import { nameFor, toPdfDate } from "../engine/PdfObjects.ts"
+import {
   type Appearance,
+  APPEARANCE_FONT_NAMES,
   type AppearanceContext,
   type AppearanceFontKind,
   emptyAppearance,
@@ -15,9 +28,15 @@ import {
   redactOverlayAppearance
 } from "./AppearanceStreams.ts"
 import type { AppearanceFont } from "./AppearanceText.ts"
-import { type PageGeometry, pageGeometries, rectToDisplayed, rectToUser } from "./PageSpace.ts"
-import { AnnotationFlag, isPdfAnnotationSubtype, normaliseRect, normaliseRotation, type PdfAnnotation, type PdfRect } from "./PdfAnnotation.ts"
-import { nameFor, toPdfDate } from "../engine/PdfObjects.ts"
+import { pageGeometries, type PageGeometry, rectToDisplayed, rectToUser } from "./PageSpace.ts"
+import {
+  AnnotationFlag,
+  isPdfAnnotationSubtype,
+  normaliseRect,
+  normaliseRotation,
+  type PdfAnnotation,
+  type PdfRect
+} from "./PdfAnnotation.ts"
 
 /** /F bit 6 (PDF 32000-1, table 165): not shown on screen nor printed. */
 const NO_VIEW = 1 << 5
@@ -108,7 +127,12 @@ const NO_ROTATE = 1 << 4
  * poppler do so), so their objects are drawn unturned. Drawn into the page (flatten), everything is
  * turned back.
  */
-const appearanceContext = (w: Writer, page: PDFPage, a: PdfAnnotation, mode: "objects" | "flatten"): AppearanceContext => {
+const appearanceContext = (
+  w: Writer,
+  page: PDFPage,
+  a: PdfAnnotation,
+  mode: "objects" | "flatten"
+): AppearanceContext => {
   const noRotate = a.subtype === "Text" || ((a.flags ?? AnnotationFlag.print) & NO_ROTATE) !== 0
   return {
     rotation: mode === "objects" && noRotate ? 0 : normaliseRotation(page.getRotation().angle),
@@ -147,11 +171,18 @@ const annotationDict = (w: Writer, page: PDFPage, a: PdfAnnotation): PDFDict => 
   if (a.lineWidth !== undefined) d.set(key("BS"), ctx.obj({ Type: "Border", W: a.lineWidth, S: "S" }))
   if (a.quadPoints) d.set(key("QuadPoints"), ctx.obj([...a.quadPoints]))
   if (a.inkList) d.set(key("InkList"), ctx.obj(a.inkList.map((s) => s.flatMap((p) => [...p]))))
-  if (a.vertices) d.set(key(a.subtype === "Line" ? "L" : "Vertices"), ctx.obj(a.vertices.slice(0, a.subtype === "Line" ? 2 : undefined).flatMap((p) => [...p])))
+  if (a.vertices) {
+    d.set(
+      key(a.subtype === "Line" ? "L" : "Vertices"),
+      ctx.obj(a.vertices.slice(0, a.subtype === "Line" ? 2 : undefined).flatMap((p) => [...p]))
+    )
+  }
   if (a.iconName !== undefined) d.set(key("Name"), nameFor(a.iconName))
   // /DA is required for FreeText, and for Redact with /OverlayText. An unknown size is written as
   // 0 (auto) and an unknown colour not at all, so that reading gives back what was written.
-  if (a.subtype === "FreeText" || a.fontSize !== undefined || a.fontColor !== undefined || a.overlayText !== undefined) {
+  if (
+    a.subtype === "FreeText" || a.fontSize !== undefined || a.fontColor !== undefined || a.overlayText !== undefined
+  ) {
     const color = a.fontColor ? ` ${a.fontColor.map(operand).join(" ")} rg` : ""
     d.set(key("DA"), PDFString.of(`/${APPEARANCE_FONT_NAMES.regular} ${operand(a.fontSize ?? 0)} Tf${color}`))
   }
@@ -172,7 +203,9 @@ const writeObjects = (w: Writer, page: PDFPage, a: PdfAnnotation): Appearance =>
   const appearance = normalAppearance(a, appearanceContext(w, page, a, "objects"))
   const ap = ctx.obj({ N: formXObject(w, appearance) })
   d.set(key("AP"), ap)
-  if (a.subtype === "Redact") d.set(key("RO"), formXObject(w, redactOverlayAppearance(a, appearanceContext(w, page, a, "objects"))))
+  if (a.subtype === "Redact") {
+    d.set(key("RO"), formXObject(w, redactOverlayAppearance(a, appearanceContext(w, page, a, "objects"))))
+  }
   const ref = ctx.register(d)
   addAnnot(page, ref)
   if (a.subtype === "Text") {
@@ -228,7 +261,8 @@ export const dropKeptAnnotations = (pdf: PDFDocument) => {
     }
     const dropped = new Set(entries.filter((e) => kept(e.dict)).map((e) => e.ref.toString()))
     const isDroppedPopup = (dict: PDFDict | undefined) =>
-      dict?.lookupMaybe(key("Subtype"), PDFName)?.decodeText() === "Popup" && dropped.has(String(dict.get(key("Parent"))))
+      dict?.lookupMaybe(key("Subtype"), PDFName)?.decodeText() === "Popup" &&
+      dropped.has(String(dict.get(key("Parent"))))
     const remaining = entries.filter((e) => !dropped.has(e.ref.toString()) && !isDroppedPopup(e.dict)).map((e) => e.ref)
     if (remaining.length === entries.length) continue
     if (remaining.length === 0) page.node.delete(key("Annots"))
@@ -293,7 +327,9 @@ export const writeAnnotations = (
     if (replaced.length > 0) {
       warnings.push({
         name: a.name,
-        message: `Helvetica cannot show ${replaced.map((c) => JSON.stringify(c)).join(", ")}: drawn as a base letter or "?"`
+        message: `Helvetica cannot show ${
+          replaced.map((c) => JSON.stringify(c)).join(", ")
+        }: drawn as a base letter or "?"`
       })
     }
   }

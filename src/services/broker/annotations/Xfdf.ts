@@ -14,13 +14,43 @@
  * state is a hidden `text` reply carrying `state` and `statemodel`.
  */
 import { Effect } from "effect"
-import { type AnnotationFileInvalid, readWith, unreadable } from "./AnnotationFileInvalid.ts"
-import { assembleAnnotations, type AnnotationRecord, coordinatePairs, flattenAnnotations, MAX_ANNOTATIONS, type MutableDetails, put } from "./AnnotationRecords.ts"
-import { colorFromHex, formatAppearance, formatDefaultStyle, formatNumber, hexColor, parseAppearance } from "./DefaultAppearance.ts"
-import { normaliseRect, type PdfAnnotation, type PdfAnnotationSubtype, type PdfPoint, type PdfRect } from "./PdfAnnotation.ts"
-import { plainTextOfElement } from "./RichText.ts"
-import { child, childElements, decodeXml, escapeXmlAttribute, escapeXmlText, ownText, parseXml, type XmlElement } from "./Xml.ts"
 import { fromPdfDate, toPdfDate } from "../engine/PdfObjects.ts"
+import { type AnnotationFileInvalid, readWith, unreadable } from "./AnnotationFileInvalid.ts"
+import {
+  type AnnotationRecord,
+  assembleAnnotations,
+  coordinatePairs,
+  flattenAnnotations,
+  MAX_ANNOTATIONS,
+  type MutableDetails,
+  put
+} from "./AnnotationRecords.ts"
+import {
+  colorFromHex,
+  formatAppearance,
+  formatDefaultStyle,
+  formatNumber,
+  hexColor,
+  parseAppearance
+} from "./DefaultAppearance.ts"
+import {
+  normaliseRect,
+  type PdfAnnotation,
+  type PdfAnnotationSubtype,
+  type PdfPoint,
+  type PdfRect
+} from "./PdfAnnotation.ts"
+import { plainTextOfElement } from "./RichText.ts"
+import {
+  child,
+  childElements,
+  decodeXml,
+  escapeXmlAttribute,
+  escapeXmlText,
+  ownText,
+  parseXml,
+  type XmlElement
+} from "./Xml.ts"
 
 const XFDF_NAMESPACE = "http://ns.adobe.com/xfdf/"
 
@@ -41,12 +71,25 @@ const ELEMENT_SUBTYPES: Readonly<Record<string, PdfAnnotationSubtype>> = {
   redact: "Redact"
 }
 
-const SUBTYPE_ELEMENTS = Object.fromEntries(Object.entries(ELEMENT_SUBTYPES).map(([element, subtype]) => [subtype, element])) as Readonly<
+const SUBTYPE_ELEMENTS = Object.fromEntries(
+  Object.entries(ELEMENT_SUBTYPES).map(([element, subtype]) => [subtype, element])
+) as Readonly<
   Record<PdfAnnotationSubtype, string>
 >
 
 /** XFDF flag names by bit (PDF 32000-1 table 165). */
-const FLAG_NAMES = ["invisible", "hidden", "print", "nozoom", "norotate", "noview", "readonly", "locked", "togglenoview", "lockedcontents"] as const
+const FLAG_NAMES = [
+  "invisible",
+  "hidden",
+  "print",
+  "nozoom",
+  "norotate",
+  "noview",
+  "readonly",
+  "locked",
+  "togglenoview",
+  "lockedcontents"
+] as const
 
 const parseFlags = (value: string): number =>
   value
@@ -66,7 +109,8 @@ const numbers = (value: string, what: string): Array<number> => {
 
 const points = (value: string, what: string): Array<PdfPoint> => coordinatePairs(numbers(value, what), `XFDF ${what}`)
 
-const formatPoints = (list: ReadonlyArray<PdfPoint>): string => list.map(([x, y]) => `${formatNumber(x)},${formatNumber(y)}`).join(";")
+const formatPoints = (list: ReadonlyArray<PdfPoint>): string =>
+  list.map(([x, y]) => `${formatNumber(x)},${formatNumber(y)}`).join(";")
 
 const finiteNumber = (value: string | undefined): number | undefined => {
   if (value === undefined || value.trim() === "") return undefined
@@ -109,7 +153,9 @@ const readElement = (element: XmlElement, subtype: PdfAnnotationSubtype, index: 
   const coords = attribute("coords")
   if (coords !== undefined) {
     const quadPoints = numbers(coords, `${label} coords`)
-    if (quadPoints.length % 8 !== 0) unreadable(`XFDF ${label}: coords is not a list of quadrilaterals (8 numbers each)`)
+    if (quadPoints.length % 8 !== 0) {
+      unreadable(`XFDF ${label}: coords is not a list of quadrilaterals (8 numbers each)`)
+    }
     details.quadPoints = quadPoints
   }
   const vertices = child(element, "vertices")
@@ -137,7 +183,10 @@ const readElement = (element: XmlElement, subtype: PdfAnnotationSubtype, index: 
 
   const da = child(element, "defaultappearance")
   const ds = child(element, "defaultstyle")
-  const appearance = parseAppearance(da === undefined ? undefined : ownText(da), ds === undefined ? undefined : ownText(ds))
+  const appearance = parseAppearance(
+    da === undefined ? undefined : ownText(da),
+    ds === undefined ? undefined : ownText(ds)
+  )
   put(details, "fontSize", appearance.fontSize)
   put(details, "fontColor", appearance.fontColor)
 
@@ -159,8 +208,9 @@ const readXfdf = (input: string | Uint8Array): ReadonlyArray<PdfAnnotation> => {
   const text = typeof input === "string" ? input : decodeXml(input)
   let annotationElements = 0
   const root = parseXml(text, (element, parent) => {
-    if (parent?.name === "annots" && element.name in ELEMENT_SUBTYPES && ++annotationElements > MAX_ANNOTATIONS)
+    if (parent?.name === "annots" && element.name in ELEMENT_SUBTYPES && ++annotationElements > MAX_ANNOTATIONS) {
       unreadable(`XFDF holds more than ${MAX_ANNOTATIONS} annotations`)
+    }
   })
   if (root.name !== "xfdf") unreadable("not XFDF: the root element is not <xfdf>")
 
@@ -173,12 +223,16 @@ const readXfdf = (input: string | Uint8Array): ReadonlyArray<PdfAnnotation> => {
   }
   // inreplyto names the parent; the first annotation of that name is the one meant.
   const keyByName = new Map<string, string>()
-  for (const record of records) if (record.name !== undefined && !keyByName.has(record.name)) keyByName.set(record.name, record.key)
+  for (const record of records) {
+    if (record.name !== undefined && !keyByName.has(record.name)) keyByName.set(record.name, record.key)
+  }
   return assembleAnnotations(
     records.map((record) => ({
       ...record,
       // keys are positions (digits): a name nobody has stays a reference to nothing
-      inReplyTo: record.inReplyTo === undefined ? undefined : (keyByName.get(record.inReplyTo) ?? `missing ${record.inReplyTo}`)
+      inReplyTo: record.inReplyTo === undefined
+        ? undefined
+        : (keyByName.get(record.inReplyTo) ?? `missing ${record.inReplyTo}`)
     })),
     "XFDF"
   )
@@ -189,8 +243,10 @@ const readXfdf = (input: string | Uint8Array): ReadonlyArray<PdfAnnotation> => {
  * XML declaration names). Fails with AnnotationFileInvalid when it is not well-formed XML, has a
  * DOCTYPE, is not XFDF, holds more than 100,000 annotations, or an annotation lacks page or rect.
  */
-export const parseXfdf: (xml: string | Uint8Array) => Effect.Effect<ReadonlyArray<PdfAnnotation>, AnnotationFileInvalid> = Effect.fn("Xfdf.parse")(
-  function* (xml: string | Uint8Array) {
+export const parseXfdf: (
+  xml: string | Uint8Array
+) => Effect.Effect<ReadonlyArray<PdfAnnotation>, AnnotationFileInvalid> = Effect.fn("Xfdf.parse")(
+  function*(xml: string | Uint8Array) {
     return yield* readWith(() => readXfdf(xml))
   }
 )
@@ -218,23 +274,38 @@ const writeElement = (record: AnnotationRecord & { readonly name: string }, pare
     ["overlay-text", details.overlayText]
   ]
   const line = record.subtype === "Line" && details.vertices?.length === 2 ? details.vertices : undefined
-  if (line !== undefined) attributes.push(["start", formatPoints([line[0] ?? [0, 0]])], ["end", formatPoints([line[1] ?? [0, 0]])])
+  if (line !== undefined) {
+    attributes.push(["start", formatPoints([line[0] ?? [0, 0]])], ["end", formatPoints([line[1] ?? [0, 0]])])
+  }
 
   const children: Array<string> = []
   if (details.contents !== undefined) children.push(`<contents>${escapeXmlText(details.contents)}</contents>`)
   if (details.fontSize !== undefined || details.fontColor !== undefined) {
-    children.push(`<defaultappearance>${escapeXmlText(formatAppearance(details.fontSize, details.fontColor))}</defaultappearance>`)
-    if (record.subtype === "FreeText") children.push(`<defaultstyle>${escapeXmlText(formatDefaultStyle(details.fontSize, details.fontColor))}</defaultstyle>`)
+    children.push(
+      `<defaultappearance>${escapeXmlText(formatAppearance(details.fontSize, details.fontColor))}</defaultappearance>`
+    )
+    if (record.subtype === "FreeText") {
+      children.push(
+        `<defaultstyle>${escapeXmlText(formatDefaultStyle(details.fontSize, details.fontColor))}</defaultstyle>`
+      )
+    }
   }
-  if (details.vertices !== undefined && line === undefined) children.push(`<vertices>${formatPoints(details.vertices)}</vertices>`)
-  if (details.inkList !== undefined)
-    children.push(`<inklist>${details.inkList.map((stroke) => `<gesture>${formatPoints(stroke)}</gesture>`).join("")}</inklist>`)
+  if (details.vertices !== undefined && line === undefined) {
+    children.push(`<vertices>${formatPoints(details.vertices)}</vertices>`)
+  }
+  if (details.inkList !== undefined) {
+    children.push(
+      `<inklist>${details.inkList.map((stroke) => `<gesture>${formatPoints(stroke)}</gesture>`).join("")}</inklist>`
+    )
+  }
 
   const element = SUBTYPE_ELEMENTS[record.subtype]
-  const open = `<${element}${attributes
-    .filter((entry): entry is [string, string] => entry[1] !== undefined)
-    .map(([name, value]) => ` ${name}="${escapeXmlAttribute(value)}"`)
-    .join("")}`
+  const open = `<${element}${
+    attributes
+      .filter((entry): entry is [string, string] => entry[1] !== undefined)
+      .map(([name, value]) => ` ${name}="${escapeXmlAttribute(value)}"`)
+      .join("")
+  }`
   return children.length === 0 ? `${open}/>` : `${open}>${children.join("")}</${element}>`
 }
 
@@ -242,9 +313,16 @@ const writeElement = (record: AnnotationRecord & { readonly name: string }, pare
  * An XFDF document (UTF-8 text) holding the annotations, their replies and review states, as
  * Acrobat would import it; `fileName` becomes `<f href>`.
  */
-export const writeXfdf = (annotations: ReadonlyArray<PdfAnnotation>, options: { readonly fileName?: string } = {}): string => {
+export const writeXfdf = (
+  annotations: ReadonlyArray<PdfAnnotation>,
+  options: { readonly fileName?: string } = {}
+): string => {
   const records = flattenAnnotations(annotations)
-  const lines = [`<?xml version="1.0" encoding="UTF-8"?>`, `<xfdf xmlns="${XFDF_NAMESPACE}" xml:space="preserve">`, `<annots>`]
+  const lines = [
+    `<?xml version="1.0" encoding="UTF-8"?>`,
+    `<xfdf xmlns="${XFDF_NAMESPACE}" xml:space="preserve">`,
+    `<annots>`
+  ]
   for (const record of records) {
     const parent = record.inReplyTo === undefined ? undefined : records[Number(record.inReplyTo)]
     lines.push(writeElement(record, parent?.name))

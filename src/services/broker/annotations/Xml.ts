@@ -50,7 +50,10 @@ const appendText = (element: XmlElement, value: string) => {
  * Parses a whole XML document into its root element. `onElement` sees each element as it opens,
  * so that a reader can stop a file early (too many annotations) before the rest is parsed.
  */
-export const parseXml = (source: string, onElement?: (element: XmlElement, parent: XmlElement | undefined) => void): XmlElement => {
+export const parseXml = (
+  source: string,
+  onElement?: (element: XmlElement, parent: XmlElement | undefined) => void
+): XmlElement => {
   // saxes pairs a high surrogate with whatever follows it; a lone surrogate is no character at all.
   if (!source.isWellFormed()) unreadable("not XML: it holds characters XML does not allow")
   const parser = new SaxesParser(PARSER_OPTIONS)
@@ -63,8 +66,9 @@ export const parseXml = (source: string, onElement?: (element: XmlElement, paren
     if (parent !== undefined && text !== "") appendText(parent, text)
   }
 
-  parser.on("error", (error) =>
-    unreadable(`not XML: ${error.message.replace(/\.$/, "")} (line ${parser.line}, column ${parser.column})`)
+  parser.on(
+    "error",
+    (error) => unreadable(`not XML: ${error.message.replace(/\.$/, "")} (line ${parser.line}, column ${parser.column})`)
   )
   parser.on("doctype", () => unreadable("XML with a DOCTYPE is refused (no DTDs, no entities)"))
   parser.on("opentag", (tag) => {
@@ -77,7 +81,11 @@ export const parseXml = (source: string, onElement?: (element: XmlElement, paren
       if (attributes.has(key)) unreadable(`not XML: attribute ${qname} given twice`)
       attributes.set(key, value)
     }
-    const element: XmlElement = { name: (tag.name.slice(tag.name.indexOf(":") + 1) || tag.name).toLowerCase(), attributes, children: [] }
+    const element: XmlElement = {
+      name: (tag.name.slice(tag.name.indexOf(":") + 1) || tag.name).toLowerCase(),
+      attributes,
+      children: []
+    }
     const parent = open.at(-1)
     // saxes refuses a second root.
     if (parent === undefined) root = element
@@ -120,17 +128,23 @@ export const decodeXml = (bytes: Uint8Array): string => {
 export const childElements = (element: XmlElement): Array<XmlElement> =>
   element.children.filter((child): child is XmlElement => typeof child !== "string")
 
-export const child = (element: XmlElement, name: string): XmlElement | undefined => childElements(element).find((candidate) => candidate.name === name)
+export const child = (element: XmlElement, name: string): XmlElement | undefined =>
+  childElements(element).find((candidate) => candidate.name === name)
 
 /** The element's own text (its text children, not its descendants'). */
-export const ownText = (element: XmlElement): string => element.children.filter((node): node is string => typeof node === "string").join("")
+export const ownText = (element: XmlElement): string =>
+  element.children.filter((node): node is string => typeof node === "string").join("")
 
 /** Characters XML 1.0 does not allow, even as references (lone surrogates included). */
-const NOT_XML_CHARACTERS = /[\u0000-\u0008\u000B\u000C\u000E-\u001F\uFFFE\uFFFF]|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g
+const NOT_XML_CHARACTERS =
+  /[\u0000-\u0008\u000B\u000C\u000E-\u001F\uFFFE\uFFFF]|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g
 
 /** Text content: characters XML cannot carry at all are dropped; CR is written as a reference, which XML would otherwise normalise to LF. */
 export const escapeXmlText = (value: string): string =>
-  value.replace(NOT_XML_CHARACTERS, "").replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(/\r/g, "&#13;")
+  value.replace(NOT_XML_CHARACTERS, "").replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(
+    /\r/g,
+    "&#13;"
+  )
 
 /** A double-quoted attribute value: as text, and LF and TAB as references, which XML would otherwise normalise to spaces. */
 export const escapeXmlAttribute = (value: string): string =>

@@ -31,11 +31,16 @@ export const compareHandlers: WorkerRunner.SerializedRunner.Handlers<Compare | D
         const pages = Math.max(left.numPages, right.numPages)
         for (let i = 0; i < pages; i++) {
           const [l, r] = [await render(left, i), await render(right, i)]
-          const diff = await diffPageImages(l?.png, r?.png, { fuzz: req.fuzz, colors: { highlight: req.highlight, lowlight: req.lowlight } })
+          const diff = await diffPageImages(l?.png, r?.png, {
+            fuzz: req.fuzz,
+            colors: { highlight: req.highlight, lowlight: req.lowlight }
+          })
           // Both pages were drawn at one width: the result is as wide as the wider page and as tall as
           // the taller one at that width (its points, not its rounded pixels), the image filling it.
           const width = Math.max(l?.width ?? 0, r?.width ?? 0)
-          const height = Math.max(...[l, r].map((side) => (side === undefined ? 0 : (side.height * width) / side.width)))
+          const height = Math.max(
+            ...[l, r].map((side) => (side === undefined ? 0 : (side.height * width) / side.width))
+          )
           const image = await output.embedPng(diff.png)
           output.addPage([width, height]).drawImage(image, { x: 0, y: 0, width, height })
         }

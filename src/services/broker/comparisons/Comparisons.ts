@@ -5,7 +5,15 @@
  */
 import { FileSystem } from "@effect/platform"
 import { Config, ConfigError, Effect, Either, Option, ParseResult, Schema } from "effect"
-import { ComparisonOrder, ComparisonOrderCreated, type ComparisonRequest, DifferenceResult, HexColor, parseColor, TextChange } from "../../../schemas/broker/Comparisons.ts"
+import {
+  ComparisonOrder,
+  ComparisonOrderCreated,
+  type ComparisonRequest,
+  DifferenceResult,
+  HexColor,
+  parseColor,
+  TextChange
+} from "../../../schemas/broker/Comparisons.ts"
 import { DocumentIdRef, DocumentProcessingFailed } from "../../../schemas/broker/Document.ts"
 import { OrderIdRef } from "../../../schemas/broker/Orders.ts"
 import { DerivedCache } from "../../common/DerivedCache.ts"
@@ -20,7 +28,9 @@ const hexColorConfig = (name: string, fallback: string) =>
   Config.string(name).pipe(
     Config.withDefault(fallback),
     Config.mapOrFail((value) =>
-      Schema.decodeEither(HexColor)(value).pipe(Either.mapLeft((error) => ConfigError.InvalidData([name], ParseResult.TreeFormatter.formatErrorSync(error))))
+      Schema.decodeEither(HexColor)(value).pipe(
+        Either.mapLeft((error) => ConfigError.InvalidData([name], ParseResult.TreeFormatter.formatErrorSync(error)))
+      )
     )
   )
 
@@ -80,21 +90,28 @@ export class Comparisons extends Effect.Service<Comparisons>()("docstack/Compari
     /** Carries out an order: the work behind POST /comparisons. */
     const run = (order: OrderRecord) =>
       Effect.scoped(Effect.gen(function*() {
-        const stored = yield* decodeStored(order.request).pipe(Effect.mapError((e) => ({ message: `The order's request is unreadable: ${e.message}` })))
-        const [left, right] = yield* Effect.all([resolver.rendition(stored.leftDocumentId), resolver.rendition(stored.rightDocumentId)])
+        const stored = yield* decodeStored(order.request).pipe(
+          Effect.mapError((e) => ({ message: `The order's request is unreadable: ${e.message}` }))
+        )
+        const [left, right] = yield* Effect.all([
+          resolver.rendition(stored.leftDocumentId),
+          resolver.rendition(stored.rightDocumentId)
+        ])
         const dir = yield* fs.makeTempDirectoryScoped({ prefix: "docstack-compare-" }).pipe(Effect.orDie)
         const outPath = `${dir}/comparison.pdf`
-        yield* engine.runDocumentWork(new Compare({
-          left: left.pdf,
-          right: right.pdf,
-          width: config.pageWidth,
-          fuzz: stored.fuzz,
-          // Kept as #RRGGBB (HexColor decoded them when the order was made).
-          highlight: [...parseColor(stored.highlightColor)!],
-          lowlight: [...parseColor(stored.lowlightColor)!],
-          maxPixels: engine.maxImagePixels,
-          outPath
-        }))
+        yield* engine.runDocumentWork(
+          new Compare({
+            left: left.pdf,
+            right: right.pdf,
+            width: config.pageWidth,
+            fuzz: stored.fuzz,
+            // Kept as #RRGGBB (HexColor decoded them when the order was made).
+            highlight: [...parseColor(stored.highlightColor)!],
+            lowlight: [...parseColor(stored.lowlightColor)!],
+            maxPixels: engine.maxImagePixels,
+            outPath
+          })
+        )
         const bytes = yield* fs.readFile(outPath).pipe(Effect.orDie)
         const title = `Comparison of ${left.title ?? left.documentId} and ${right.title ?? right.documentId}`
         const target = yield* registration.registerPdf(bytes, title)
@@ -114,7 +131,13 @@ export class Comparisons extends Effect.Service<Comparisons>()("docstack/Compari
           kind: "comparison",
           documentId: body.leftDocumentId,
           format: "pdf",
-          request: { leftDocumentId: body.leftDocumentId, rightDocumentId: body.rightDocumentId, fuzz: body.fuzz ?? config.defaultFuzz, highlightColor, lowlightColor }
+          request: {
+            leftDocumentId: body.leftDocumentId,
+            rightDocumentId: body.rightDocumentId,
+            fuzz: body.fuzz ?? config.defaultFuzz,
+            highlightColor,
+            lowlightColor
+          }
         })
         return new ComparisonOrderCreated({ comparisonOrderId: new OrderIdRef({ id }) })
       }),
@@ -123,7 +146,8 @@ export class Comparisons extends Effect.Service<Comparisons>()("docstack/Compari
 
       /** One order; with `timeoutMs`, once it finished or that time passed. */
       get: Effect.fn("Comparisons.get")((id: string, timeoutMs: number | undefined) =>
-        orders.poll("comparison", id, timeoutMs).pipe(Effect.flatMap(toComparisonOrder))),
+        orders.poll("comparison", id, timeoutMs).pipe(Effect.flatMap(toComparisonOrder))
+      ),
 
       remove: Effect.fn("Comparisons.remove")((id: string) => orders.removeOne("comparison", id)),
 
@@ -131,16 +155,30 @@ export class Comparisons extends Effect.Service<Comparisons>()("docstack/Compari
 
       /** GET /difference: the documents' text compared word by word, page after page (in a worker; kept per pair of PDFs). */
       difference: Effect.fn("Comparisons.difference")(function*(leftId: string, rightId: string) {
-        const [left, right] = yield* Effect.all([resolver.rendition(leftId), resolver.rendition(rightId)], { concurrency: 2 })
+        const [left, right] = yield* Effect.all([resolver.rendition(leftId), resolver.rendition(rightId)], {
+          concurrency: 2
+        })
         const textChanges = yield* derived.json(
           left.pdf.hash,
           `difference-${right.pdf.hash}.json`,
           Schema.Array(TextChange),
-          engine.runDocumentWork(new DiffText({ left: left.pdf, right: right.pdf })).pipe(Effect.mapError((e) => new DocumentProcessingFailed({ documentId: leftId, message: e.message })))
+          engine.runDocumentWork(new DiffText({ left: left.pdf, right: right.pdf })).pipe(
+            Effect.mapError((e) => new DocumentProcessingFailed({ documentId: leftId, message: e.message }))
+          )
         )
-        return new DifferenceResult({ leftDocumentId: new DocumentIdRef({ id: leftId }), rightDocumentId: new DocumentIdRef({ id: rightId }), textChanges })
+        return new DifferenceResult({
+          leftDocumentId: new DocumentIdRef({ id: leftId }),
+          rightDocumentId: new DocumentIdRef({ id: rightId }),
+          textChanges
+        })
       })
     }
   }),
-  dependencies: [DocumentResolver.Default, DocumentRegistration.Default, DerivedCache.Default, Orders.Default, PdfEngine.Default]
+  dependencies: [
+    DocumentResolver.Default,
+    DocumentRegistration.Default,
+    DerivedCache.Default,
+    Orders.Default,
+    PdfEngine.Default
+  ]
 }) {}

@@ -33,8 +33,8 @@
  * common anchor that exceeds the budget is reported replaced whole.
  */
 import { diffArrays } from "diff"
-import { Rect, type TextPosition } from "../../../schemas/broker/Content.ts"
 import { TextChange, TextFragment, TextSide } from "../../../schemas/broker/Comparisons.ts"
+import { Rect, type TextPosition } from "../../../schemas/broker/Content.ts"
 
 type ChangeType = TextChange["changeType"]
 type FragmentType = TextFragment["type"]
@@ -80,7 +80,8 @@ const center = (r: TextPosition) =>
   r.rotation === 90 || r.rotation === 270 ? r.position.x + r.position.w / 2 : r.position.y + r.position.h / 2
 const thickness = (r: TextPosition) => (r.rotation === 90 || r.rotation === 270 ? r.position.w : r.position.h)
 /** Whether the run's text goes towards smaller x (or y). */
-const backwards = (r: TextPosition) => r.rotation === 180 || r.rotation === 270 || (r.rotation === 0 && r.rightToLeftText)
+const backwards = (r: TextPosition) =>
+  r.rotation === 180 || r.rotation === 270 || (r.rotation === 0 && r.rightToLeftText)
 const startOf = (r: TextPosition) => {
   const vertical = r.rotation === 90 || r.rotation === 270
   const [lo, size] = vertical ? [r.position.y, r.position.h] : [r.position.x, r.position.w]
@@ -94,7 +95,9 @@ const endOf = (r: TextPosition) => {
 
 /** How a run follows the one before it on its page. */
 const relation = (previous: TextPosition | undefined, run: TextPosition): "line" | "space" | "glued" => {
-  if (previous === undefined || previous.rotation !== run.rotation || previous.rightToLeftText !== run.rightToLeftText) return "line"
+  if (
+    previous === undefined || previous.rotation !== run.rotation || previous.rightToLeftText !== run.rightToLeftText
+  ) return "line"
   if (Math.abs(center(previous) - center(run)) >= Math.min(thickness(previous), thickness(run)) / 2) return "line"
   const gap = startOf(run) - endOf(previous)
   // Far back on the same baseline: another column or a repeated line, not the next word.
@@ -171,8 +174,17 @@ const wordsOf = (pages: ReadonlyArray<ReadonlyArray<TextPosition>>, interner: In
   for (let k = 0; k < words.length; k++) {
     const word = words[k]!
     const next = words[k + 1]
-    if (next !== undefined && word.pieces.at(-1)!.endOfLine && HYPHENATED.test(word.text) && STARTS_WITH_LETTER.test(next.text)) {
-      joined.push({ text: word.text.slice(0, -1) + next.text, key: 0, loose: 0, joined: true, pieces: [...word.pieces, ...next.pieces] })
+    if (
+      next !== undefined && word.pieces.at(-1)!.endOfLine && HYPHENATED.test(word.text) &&
+      STARTS_WITH_LETTER.test(next.text)
+    ) {
+      joined.push({
+        text: word.text.slice(0, -1) + next.text,
+        key: 0,
+        loose: 0,
+        joined: true,
+        pieces: [...word.pieces, ...next.pieces]
+      })
       k++
     } else {
       joined.push(word)
@@ -326,7 +338,9 @@ const pieceBox = (piece: Piece): { x: number; y: number; w: number; h: number } 
   const { run } = piece
   const p = run.position
   const widths = run.individualWidths
-  if (widths.length !== piece.chars.length || ![0, 90, 180, 270].includes(run.rotation)) return { x: p.x, y: p.y, w: p.w, h: p.h }
+  if (widths.length !== piece.chars.length || ![0, 90, 180, 270].includes(run.rotation)) {
+    return { x: p.x, y: p.y, w: p.w, h: p.h }
+  }
   let before = 0
   for (let k = 0; k < piece.start; k++) before += widths[k]!
   let length = 0
@@ -362,7 +376,11 @@ const side = (words: ReadonlyArray<Word>, from: number, to: number) => {
       y1 = Math.max(y1, box.y + box.h)
     }
   }
-  return new TextSide({ text: texts.join(" "), pageNumber: page, position: toRect({ x: x0, y: y0, w: x1 - x0, h: y1 - y0 }) })
+  return new TextSide({
+    text: texts.join(" "),
+    pageNumber: page,
+    position: toRect({ x: x0, y: y0, w: x1 - x0, h: y1 - y0 })
+  })
 }
 
 /**
@@ -374,7 +392,9 @@ const caret = (words: ReadonlyArray<Word>, index: number, afterPrevious: boolean
   const after = words[index]?.pieces[0]
   const useBefore = before !== undefined && (after === undefined || afterPrevious)
   const piece = useBefore ? before : after
-  if (piece === undefined) return new TextSide({ text: "", pageNumber: 0, position: new Rect({ x: 0, y: 0, w: 0, h: 0 }) })
+  if (piece === undefined) {
+    return new TextSide({ text: "", pageNumber: 0, position: new Rect({ x: 0, y: 0, w: 0, h: 0 }) })
+  }
   const box = pieceBox(piece)
   // The edge where the text would continue: the end of the word before, or the start of the one after.
   const atEnd = useBefore !== backwards(piece.run)
@@ -386,11 +406,19 @@ const caret = (words: ReadonlyArray<Word>, index: number, afterPrevious: boolean
 }
 
 /** Words [from, to) as fragments of `type`, cut where lines end. */
-const fragments = (words: ReadonlyArray<Word>, from: number, to: number, type: FragmentType, out: Array<TextFragment>) => {
+const fragments = (
+  words: ReadonlyArray<Word>,
+  from: number,
+  to: number,
+  type: FragmentType,
+  out: Array<TextFragment>
+) => {
   let text = ""
   let last: Piece | undefined
   const flush = () => {
-    if (last !== undefined) out.push(new TextFragment({ text, type, pageNumber: pageOf(last), endOfLine: last.endOfLine }))
+    if (last !== undefined) {
+      out.push(new TextFragment({ text, type, pageNumber: pageOf(last), endOfLine: last.endOfLine }))
+    }
   }
   for (let k = from; k < to; k++) {
     words[k]!.pieces.forEach((piece, n) => {
@@ -465,7 +493,11 @@ export const diffText = (
   return groups.map(({ hunks: group }) => {
     const deleting = group.filter(deletes)
     const inserting = group.filter(inserts)
-    const changeType: ChangeType = deleting.length > 0 && inserting.length > 0 ? "MODIFIED" : deleting.length > 0 ? "DELETED" : "INSERTED"
+    const changeType: ChangeType = deleting.length > 0 && inserting.length > 0
+      ? "MODIFIED"
+      : deleting.length > 0
+      ? "DELETED"
+      : "INSERTED"
     const out: Array<TextFragment> = []
     for (const hunk of group) {
       fragments(a, hunk.a0, hunk.a1, "DELETED", out)
@@ -473,8 +505,12 @@ export const diffText = (
     }
     return new TextChange({
       changeType,
-      left: deleting.length > 0 ? side(a, deleting[0]!.a0, deleting[deleting.length - 1]!.a1 - 1) : caret(a, group[0]!.a0, continuesLine(b, group[0]!.b0)),
-      right: inserting.length > 0 ? side(b, inserting[0]!.b0, inserting[inserting.length - 1]!.b1 - 1) : caret(b, group[0]!.b0, continuesLine(a, group[0]!.a0)),
+      left: deleting.length > 0
+        ? side(a, deleting[0]!.a0, deleting[deleting.length - 1]!.a1 - 1)
+        : caret(a, group[0]!.a0, continuesLine(b, group[0]!.b0)),
+      right: inserting.length > 0
+        ? side(b, inserting[0]!.b0, inserting[inserting.length - 1]!.b1 - 1)
+        : caret(b, group[0]!.b0, continuesLine(a, group[0]!.a0)),
       fragments: out
     })
   })

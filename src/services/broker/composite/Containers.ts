@@ -5,12 +5,12 @@
  */
 import { Data, Effect, Option, Schema } from "effect"
 import { BlobStore } from "../../common/BlobStore.ts"
+import { type DetectedFormat, detectFile } from "../conversion/FormatDetector.ts"
+import { PdfEngine } from "../engine/PdfEngine.ts"
+import { DocumentRegistry } from "../registry/DocumentRegistry.ts"
 import { type EmailRejected, expandEmail } from "./Email.ts"
 import { fileEntries, PartEntry } from "./Parts.ts"
 import { type ArchiveRejected, expandZip } from "./Zip.ts"
-import { DocumentRegistry } from "../registry/DocumentRegistry.ts"
-import { type DetectedFormat, detectFile } from "../conversion/FormatDetector.ts"
-import { PdfEngine } from "../engine/PdfEngine.ts"
 
 /** The composite file cannot be opened (corrupt, encrypted, over a limit); `message` says which. */
 export class ExpansionRejected extends Data.TaggedError("ExpansionRejected")<{ readonly message: string }> {}
@@ -34,7 +34,8 @@ export class Expansion extends Schema.Class<Expansion>("Expansion")({
 /** How an attached email is shown (spec: listed as message/rfc822, resolved as a text/plain page layout). */
 const ATTACHED_EMAIL: DetectedFormat = { format: "text", mimeType: "text/plain", kind: "office" }
 
-export const isComposite = (detected: DetectedFormat | undefined) => detected?.kind === "email" || detected?.kind === "zip"
+export const isComposite = (detected: DetectedFormat | undefined) =>
+  detected?.kind === "email" || detected?.kind === "zip"
 
 export class Containers extends Effect.Service<Containers>()("docstack/Containers", {
   effect: Effect.gen(function*() {
@@ -46,7 +47,11 @@ export class Containers extends Effect.Service<Containers>()("docstack/Container
     const expand = (sourceHash: string, detected: DetectedFormat) =>
       Effect.gen(function*() {
         const path = yield* blobs.localPath(sourceHash).pipe(Effect.orDie)
-        const expanded: Effect.Effect<ReadonlyArray<PartEntry>, ArchiveRejected | EmailRejected, BlobStore | PdfEngine> = detected.kind === "zip"
+        const expanded: Effect.Effect<
+          ReadonlyArray<PartEntry>,
+          ArchiveRejected | EmailRejected,
+          BlobStore | PdfEngine
+        > = detected.kind === "zip"
           ? expandZip(path)
           : expandEmail(path, detected.format === "msg" ? "msg" : "eml")
         const parts = yield* expanded.pipe(
@@ -67,7 +72,11 @@ export class Containers extends Effect.Service<Containers>()("docstack/Container
           formats[file.hash] = (yield* detectFile(filePath, file.name)) ?? null
         }
         const expansion = new Expansion({ parts, formats })
-        yield* registry.saveExpansion(sourceHash, yield* Schema.encode(Expansion)(expansion).pipe(Effect.orDie), files.map((f) => f.hash))
+        yield* registry.saveExpansion(
+          sourceHash,
+          yield* Schema.encode(Expansion)(expansion).pipe(Effect.orDie),
+          files.map((f) => f.hash)
+        )
         return expansion
       })
 
@@ -82,7 +91,9 @@ export class Containers extends Effect.Service<Containers>()("docstack/Container
           const decoded = yield* decode(stored.value).pipe(Effect.option)
           if (Option.isSome(decoded)) {
             const value = decoded.value
-            return yield* ("rejected" in value ? Effect.fail(new ExpansionRejected({ message: value.rejected })) : Effect.succeed(value))
+            return yield* ("rejected" in value
+              ? Effect.fail(new ExpansionRejected({ message: value.rejected }))
+              : Effect.succeed(value))
           }
         }
         return yield* expand(sourceHash, detected).pipe(

@@ -32,11 +32,25 @@ export class EmailRejected extends Schema.TaggedError<EmailRejected>()(
 export const expandEmail = Effect.fn("Email.expandEmail")(function*(path: string, format: "eml" | "msg") {
   const engine = yield* PdfEngine
   const read = yield* engine.run(new ReadMessage({ path, format })).pipe(
-    Effect.mapError((error) => new EmailRejected({ message: `The ${format === "eml" ? "email" : "Outlook message"} cannot be read: ${error.message}` }))
+    Effect.mapError((error) =>
+      new EmailRejected({
+        message: `The ${format === "eml" ? "email" : "Outlook message"} cannot be read: ${error.message}`
+      })
+    )
   )
   const store = yield* makePartStore
   return yield* Effect.forEach(read, (part, index) =>
     store.putBytes(part.content).pipe(
-      Effect.map((stored): PartEntry => ({ kind: "file", index, name: part.name, mimeType: part.mimeType, hash: stored.hash, size: stored.size }))
+      Effect.map((stored): PartEntry => ({
+        kind: "file",
+        index,
+        name: part.name,
+        mimeType: part.mimeType,
+        hash: stored.hash,
+        size: stored.size
+      }))
     )).pipe(Effect.onError(() => store.rollback))
-}) satisfies (path: string, format: "eml" | "msg") => Effect.Effect<ReadonlyArray<PartEntry>, EmailRejected, BlobStore | PdfEngine>
+}) satisfies (
+  path: string,
+  format: "eml" | "msg"
+) => Effect.Effect<ReadonlyArray<PartEntry>, EmailRejected, BlobStore | PdfEngine>

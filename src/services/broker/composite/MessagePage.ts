@@ -18,18 +18,64 @@ const escapeHtml = (text: string) =>
   text.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(/"/g, "&quot;").replace(/'/g, "&#39;")
 
 /** Elements kept (the defaults of sanitize-html and the presentational ones mail still uses); others lose their tags. */
-const ALLOWED_TAGS = [...sanitizeHtml.defaults.allowedTags, "img", "style", "font", "center", "big", "tt", "strike", "del", "ins", "nobr"]
+const ALLOWED_TAGS = [
+  ...sanitizeHtml.defaults.allowedTags,
+  "img",
+  "style",
+  "font",
+  "center",
+  "big",
+  "tt",
+  "strike",
+  "del",
+  "ins",
+  "nobr"
+]
 const ALLOWED = new Set(ALLOWED_TAGS)
 
 /** Elements dropped with everything inside them, not only their tags. */
 const DROPPED_WITH_CONTENT = [
-  "script", "noscript", "textarea", "option", "xmp", "title", "template", "iframe", "frame", "frameset", "noframes",
-  "noembed", "object", "embed", "applet", "svg", "math", "audio", "video", "xml"
+  "script",
+  "noscript",
+  "textarea",
+  "option",
+  "xmp",
+  "title",
+  "template",
+  "iframe",
+  "frame",
+  "frameset",
+  "noframes",
+  "noembed",
+  "object",
+  "embed",
+  "applet",
+  "svg",
+  "math",
+  "audio",
+  "video",
+  "xml"
 ]
 
 /** The attributes mail lays itself out with; of these only `href`, `src` and `background` reference anything (vetted below). */
 const ALLOWED_ATTRIBUTES: Record<string, Array<string>> = {
-  "*": ["style", "class", "id", "title", "lang", "dir", "align", "valign", "width", "height", "bgcolor", "background", "color", "border", "nowrap"],
+  "*": [
+    "style",
+    "class",
+    "id",
+    "title",
+    "lang",
+    "dir",
+    "align",
+    "valign",
+    "width",
+    "height",
+    "bgcolor",
+    "background",
+    "color",
+    "border",
+    "nowrap"
+  ],
   a: ["href", "name"],
   img: ["src", "alt", "hspace", "vspace"],
   font: ["face", "size"],
@@ -54,7 +100,9 @@ const LINK = /^(https?:|mailto:|tel:|#)/
 const scheme = (value: string) => value.replace(/[\u0000-\u0020\u007f]+/g, "").toLowerCase()
 
 const fromCodePointSafe = (codePoint: number) =>
-  codePoint === 0 || codePoint > 0x10ffff || (codePoint >= 0xd800 && codePoint <= 0xdfff) ? "\uFFFD" : String.fromCodePoint(codePoint)
+  codePoint === 0 || codePoint > 0x10ffff || (codePoint >= 0xd800 && codePoint <= 0xdfff)
+    ? "\uFFFD"
+    : String.fromCodePoint(codePoint)
 
 /**
  * CSS without @import, remote or local `url(...)`, `image-set(...)` or script hooks; `data:` images
@@ -63,8 +111,11 @@ const fromCodePointSafe = (codePoint: number) =>
 const scrubCss = (css: string): string =>
   css
     // Undo escapes first, so that `\75 rl(` or `@\69mport` cannot hide from the rules below.
-    .replace(/\\([0-9a-fA-F]{1,6})[ \t\n\r\f]?|\\([^\n\r\f0-9a-fA-F])/g, (_, hex: string | undefined, char: string | undefined) =>
-      hex !== undefined ? fromCodePointSafe(parseInt(hex, 16)) : char!)
+    .replace(
+      /\\([0-9a-fA-F]{1,6})[ \t\n\r\f]?|\\([^\n\r\f0-9a-fA-F])/g,
+      (_, hex: string | undefined, char: string | undefined) =>
+        hex !== undefined ? fromCodePointSafe(parseInt(hex, 16)) : char!
+    )
     .replace(/\/\*[\s\S]*?(\*\/|$)/g, "")
     .replace(/@import\b[^;]*(;|$)/gi, "")
     .replace(/url\s*\(\s*(?:"([^"]*)"|'([^']*)'|([^)]*))\s*\)/gi, (match, a?: string, b?: string, c?: string) =>
@@ -142,7 +193,9 @@ const imagesOf = (message: Message): ReadonlyMap<string, string> => {
   const images = new Map<string, string>()
   for (const attachment of message.attachments) {
     if (attachment.contentId === undefined || attachment.message) continue
-    const dataUri = `data:${attachment.mimeType ?? "application/octet-stream"};base64,${Buffer.from(attachment.content).toString("base64")}`
+    const dataUri = `data:${attachment.mimeType ?? "application/octet-stream"};base64,${
+      Buffer.from(attachment.content).toString("base64")
+    }`
     if (INLINE_IMAGE.test(dataUri)) images.set(attachment.contentId, dataUri)
   }
   return images
@@ -171,8 +224,12 @@ export const messagePage = (message: Message): { readonly html: string; readonly
     .join("")
   const { styles, body } = message.html !== undefined
     ? safeBody(message.html, context)
-    : { styles: "", body: message.text !== undefined ? `<pre style="white-space:pre-wrap">${escapeHtml(message.text)}</pre>` : "" }
-  const html = `<!DOCTYPE html>\n<html><head>${UTF8_META}<title>${escapeHtml(subject)}</title>${styles}</head>\n<body>\n` +
+    : {
+      styles: "",
+      body: message.text !== undefined ? `<pre style="white-space:pre-wrap">${escapeHtml(message.text)}</pre>` : ""
+    }
+  const html =
+    `<!DOCTYPE html>\n<html><head>${UTF8_META}<title>${escapeHtml(subject)}</title>${styles}</head>\n<body>\n` +
     `<table class="email-header" style="border-collapse:collapse;margin:0 0 8px 0;font-family:sans-serif;font-size:10pt">${rows}</table>\n` +
     `<hr>\n<div class="email-body">${body}</div>\n</body></html>\n`
   return { html, embedded: context.used }
@@ -206,6 +263,7 @@ export const messageText = (message: Message): string => {
     ? htmlToText(message.html, TEXT_RENDERING)
     : ""
   const names = message.attachments.map((attachment, i) => attachment.name ?? `attachment-${i + 1}`)
-  return [headers.join("\n"), "", body, ...(names.length > 0 ? ["", `Attachments: ${names.join(", ")}`] : [])].join("\n") + "\n"
+  return [headers.join("\n"), "", body, ...(names.length > 0 ? ["", `Attachments: ${names.join(", ")}`] : [])].join(
+    "\n"
+  ) + "\n"
 }
-

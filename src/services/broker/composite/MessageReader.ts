@@ -5,15 +5,16 @@
  * Runs inside a PDF engine worker thread (MessageWorker.ts): parsing is CPU work, and a hostile
  * file (a compound file whose chains loop) can exhaust memory, which ends only that thread.
  */
-import msgreaderModule, { type FieldsData } from "@kenjiuno/msgreader"
 import { decompressRTF } from "@kenjiuno/decompressrtf"
+import msgreaderModule, { type FieldsData } from "@kenjiuno/msgreader"
 import PostalMime, { type Address, type Email as PostalEmail } from "postal-mime"
 import { deEncapsulateSync } from "rtf-stream-parser"
 import { bomOf, codepageEncoding, decodeAs, decodeHtml } from "../conversion/TextEncoding.ts"
 
 // The package is CommonJS with `exports.default`; Node's ESM loader hands over `module.exports`.
-const MsgReader: typeof msgreaderModule.default = (msgreaderModule as unknown as { default?: typeof msgreaderModule.default }).default ??
-  (msgreaderModule as unknown as typeof msgreaderModule.default)
+const MsgReader: typeof msgreaderModule.default =
+  (msgreaderModule as unknown as { default?: typeof msgreaderModule.default }).default ??
+    (msgreaderModule as unknown as typeof msgreaderModule.default)
 
 /** A message, whichever format it came in. */
 export interface Message {
@@ -64,18 +65,24 @@ const formatAddress = (address: Address): string =>
     ? `${address.name} <${address.address}>`
     : address.address || address.name
 
-const formatAddresses = (addresses: ReadonlyArray<Address> | undefined) => nonEmpty(addresses?.map(formatAddress).join(", "))
+const formatAddresses = (addresses: ReadonlyArray<Address> | undefined) =>
+  nonEmpty(addresses?.map(formatAddress).join(", "))
 
 const parseEml = async (bytes: Uint8Array, depth: number): Promise<Message> => {
   // message/rfc822 parts are attachments (an attached email is a part of its own), never inlined into the body.
-  const email: PostalEmail = await PostalMime.parse(bytes, { forceRfc822Attachments: true, attachmentEncoding: "arraybuffer" })
+  const email: PostalEmail = await PostalMime.parse(bytes, {
+    forceRfc822Attachments: true,
+    attachmentEncoding: "arraybuffer"
+  })
   const attachments: Array<Attachment> = []
   for (const attachment of email.attachments) {
     const content = typeof attachment.content === "string"
       ? new TextEncoder().encode(attachment.content)
       : new Uint8Array(attachment.content)
     const mimeType = attachment.mimeType.toLowerCase()
-    const message = mimeType === "message/rfc822" && depth === 0 ? await parseEml(content, depth + 1).catch(() => undefined) : undefined
+    const message = mimeType === "message/rfc822" && depth === 0
+      ? await parseEml(content, depth + 1).catch(() => undefined)
+      : undefined
     attachments.push({
       name: nonEmpty(attachment.filename) ?? message?.subject,
       mimeType,
@@ -133,7 +140,11 @@ const msgRecipients = (fields: FieldsData, type: "to" | "cc") =>
   )
 
 const headerValue = (headers: string | undefined, name: string) =>
-  headers === undefined ? undefined : nonEmpty(new RegExp(`^${name}:[ \\t]*(.*(?:\\r?\\n[ \\t].*)*)`, "im").exec(headers)?.[1]?.replace(/\r?\n[ \t]+/g, " "))
+  headers === undefined
+    ? undefined
+    : nonEmpty(
+      new RegExp(`^${name}:[ \\t]*(.*(?:\\r?\\n[ \\t].*)*)`, "im").exec(headers)?.[1]?.replace(/\r?\n[ \t]+/g, " ")
+    )
 
 const msgHtml = (fields: FieldsData): string | undefined => {
   if (fields.html && fields.html.length > 0) {
@@ -155,10 +166,12 @@ const msgMessage = (fields: FieldsData, attachments: ReadonlyArray<Attachment>):
   }
   return {
     subject: nonEmpty(fields.subject),
-    from: msgAddress(fields.senderName, fields.senderSmtpAddress ?? fields.senderEmail) ?? headerValue(fields.headers, "From"),
+    from: msgAddress(fields.senderName, fields.senderSmtpAddress ?? fields.senderEmail) ??
+      headerValue(fields.headers, "From"),
     to: msgRecipients(fields, "to") ?? headerValue(fields.headers, "To"),
     cc: msgRecipients(fields, "cc") ?? headerValue(fields.headers, "Cc"),
-    date: headerValue(fields.headers, "Date") ?? nonEmpty(fields.clientSubmitTime) ?? nonEmpty(fields.messageDeliveryTime) ??
+    date: headerValue(fields.headers, "Date") ?? nonEmpty(fields.clientSubmitTime) ??
+      nonEmpty(fields.messageDeliveryTime) ??
       nonEmpty(fields.creationTime),
     html,
     text,
@@ -166,7 +179,8 @@ const msgMessage = (fields: FieldsData, attachments: ReadonlyArray<Attachment>):
   }
 }
 
-const attachmentName = (fields: FieldsData) => nonEmpty(fields.fileName) ?? nonEmpty(fields.name) ?? nonEmpty(fields.fileNameShort)
+const attachmentName = (fields: FieldsData) =>
+  nonEmpty(fields.fileName) ?? nonEmpty(fields.name) ?? nonEmpty(fields.fileNameShort)
 
 const parseMsg = (bytes: Uint8Array): Message => {
   const reader = new MsgReader(bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength) as ArrayBuffer)
@@ -208,7 +222,6 @@ const parseMsg = (bytes: Uint8Array): Message => {
   }
   return msgMessage(fields, attachments)
 }
-
 
 /** The message in `bytes`, in the format its detection gave. */
 export const readMessage = async (bytes: Uint8Array, format: "eml" | "msg"): Promise<Message> =>

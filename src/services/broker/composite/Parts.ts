@@ -82,7 +82,10 @@ export const findEntry = (parts: ReadonlyArray<PartEntry>, index: number): PartE
  * before, or met twice in this container) may be referenced elsewhere and is left alone.
  */
 export interface PartStore {
-  readonly putStream: <E>(bytes: Stream.Stream<Uint8Array, E>, limitBytes: number) => Effect.Effect<StoredBlob, E | BlobTooLarge>
+  readonly putStream: <E>(
+    bytes: Stream.Stream<Uint8Array, E>,
+    limitBytes: number
+  ) => Effect.Effect<StoredBlob, E | BlobTooLarge>
   readonly putBytes: (bytes: Uint8Array) => Effect.Effect<StoredBlob>
   /** Removes the blobs this store created; for a failed expansion. */
   readonly rollback: Effect.Effect<void>
@@ -95,12 +98,17 @@ export const makePartStore: Effect.Effect<PartStore, never, BlobStore> = Effect.
   const created = new Set<string>()
   const exists = (hash: string) => blobs.size(hash).pipe(Effect.map(Option.isSome))
 
-  const putStream = <E>(bytes: Stream.Stream<Uint8Array, E>, limitBytes: number): Effect.Effect<StoredBlob, E | BlobTooLarge> =>
+  const putStream = <E>(
+    bytes: Stream.Stream<Uint8Array, E>,
+    limitBytes: number
+  ): Effect.Effect<StoredBlob, E | BlobTooLarge> =>
     Effect.suspend(() => {
       const digest = createHash("sha256")
       let existed = false
       // Once the last byte has passed, and before put commits the blob, ask whether it is already there.
-      const probe = Stream.fromEffect(Effect.suspend(() => exists(digest.digest("hex"))).pipe(Effect.map((found) => (existed = found))))
+      const probe = Stream.fromEffect(
+        Effect.suspend(() => exists(digest.digest("hex"))).pipe(Effect.map((found) => (existed = found)))
+      )
       const hashed = bytes.pipe(
         Stream.tap((chunk) => Effect.sync(() => digest.update(chunk))),
         Stream.concat(Stream.drain(probe))

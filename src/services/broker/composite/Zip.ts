@@ -37,7 +37,8 @@ export const ZipLimits = Config.all({
 export const RATIO_GRACE_BYTES = 1024 * 1024
 
 /** Entries no one means as content: macOS resource forks and Finder metadata. */
-const isSkipped = (segments: ReadonlyArray<string>) => segments[0] === "__MACOSX" || segments[segments.length - 1] === ".DS_Store"
+const isSkipped = (segments: ReadonlyArray<string>) =>
+  segments[0] === "__MACOSX" || segments[segments.length - 1] === ".DS_Store"
 
 interface FileNode {
   readonly kind: "file"
@@ -66,13 +67,20 @@ const numbered = (nodes: ReadonlyArray<FileNode | FolderNode>, counter: { next: 
 
 const reasonOf = (error: unknown) => (error instanceof Error ? error.message : String(error))
 
-const damaged = (error: unknown) => new ArchiveRejected({ message: `The ZIP archive is damaged or unreadable: ${reasonOf(error)}` })
+const damaged = (error: unknown) =>
+  new ArchiveRejected({ message: `The ZIP archive is damaged or unreadable: ${reasonOf(error)}` })
 
 const openArchive = (path: string) =>
   Effect.acquireRelease(
     Effect.tryPromise({
       // decodeStrings off: yauzl would refuse names such as "../x"; here a name is only a title.
-      try: () => yauzl.openPromise(path, { lazyEntries: true, autoClose: false, decodeStrings: false, validateEntrySizes: true }),
+      try: () =>
+        yauzl.openPromise(path, {
+          lazyEntries: true,
+          autoClose: false,
+          decodeStrings: false,
+          validateEntrySizes: true
+        }),
       catch: (error) => new ArchiveRejected({ message: `The file is not a readable ZIP archive: ${reasonOf(error)}` })
     }).pipe(Effect.tap((zip) => Effect.sync(() => zip.on("error", () => {})))), // errors arrive through the promises
     (zip) => Effect.sync(() => zip.close())
@@ -90,7 +98,10 @@ export const expandZip = Effect.fn("Zip.expandZip")(function*(path: string) {
     const archiveSize = yield* Effect.promise(() => stat(path)).pipe(Effect.map((info) => info.size))
     const zip = yield* openArchive(path)
     if (zip.entryCount > limits.maxEntries) {
-      return yield* new ArchiveRejected({ message: `The archive has ${zip.entryCount} entries, more than the ${limits.maxEntries} allowed (ZIP_MAX_ENTRIES)` })
+      return yield* new ArchiveRejected({
+        message:
+          `The archive has ${zip.entryCount} entries, more than the ${limits.maxEntries} allowed (ZIP_MAX_ENTRIES)`
+      })
     }
     const root = newFolder("")
     const folderAt = (segments: ReadonlyArray<string>) =>
@@ -112,31 +123,48 @@ export const expandZip = Effect.fn("Zip.expandZip")(function*(path: string) {
       if (next.done) break
       const entry = next.value
       if (++count > limits.maxEntries) {
-        return yield* new ArchiveRejected({ message: `The archive has more than ${limits.maxEntries} entries (ZIP_MAX_ENTRIES)` })
+        return yield* new ArchiveRejected({
+          message: `The archive has more than ${limits.maxEntries} entries (ZIP_MAX_ENTRIES)`
+        })
       }
-      const fullName = yauzl.getFileNameLowLevel(entry.generalPurposeBitFlag, entry.fileNameRaw, entry.extraFields, false)
+      const fullName = yauzl.getFileNameLowLevel(
+        entry.generalPurposeBitFlag,
+        entry.fileNameRaw,
+        entry.extraFields,
+        false
+      )
       const segments = fullName.split("/").filter((segment) => segment !== "" && segment !== ".")
       if (segments.length === 0 || isSkipped(segments)) continue
       const isFolder = fullName.endsWith("/")
       const folders = isFolder ? segments : segments.slice(0, -1)
       if (folders.length > limits.maxDepth) {
-        return yield* new ArchiveRejected({ message: `Entry "${fullName}" is nested in more than ${limits.maxDepth} folders (ZIP_MAX_DEPTH)` })
+        return yield* new ArchiveRejected({
+          message: `Entry "${fullName}" is nested in more than ${limits.maxDepth} folders (ZIP_MAX_DEPTH)`
+        })
       }
       const parent = folderAt(folders)
       if (isFolder) continue
 
       if (entry.isEncrypted()) {
-        return yield* new ArchiveRejected({ message: `The archive is password-protected (entry "${fullName}" is encrypted)` })
+        return yield* new ArchiveRejected({
+          message: `The archive is password-protected (entry "${fullName}" is encrypted)`
+        })
       }
       if (!entry.canDecodeFileData()) {
         return yield* new ArchiveRejected({
-          message: `Entry "${fullName}" uses compression method ${entry.compressionMethod}; only stored and deflated entries can be read`
+          message:
+            `Entry "${fullName}" uses compression method ${entry.compressionMethod}; only stored and deflated entries can be read`
         })
       }
-      const tooLarge = new ArchiveRejected({ message: `The archive expands to more than ${limits.maxTotalBytes} bytes (ZIP_MAX_TOTAL_BYTES)` })
+      const tooLarge = new ArchiveRejected({
+        message: `The archive expands to more than ${limits.maxTotalBytes} bytes (ZIP_MAX_TOTAL_BYTES)`
+      })
       if (total + entry.uncompressedSize > limits.maxTotalBytes) return yield* tooLarge
 
-      const readable: Readable = yield* Effect.tryPromise({ try: () => zip.openReadStreamPromise(entry), catch: damaged })
+      const readable: Readable = yield* Effect.tryPromise({
+        try: () => zip.openReadStreamPromise(entry),
+        catch: damaged
+      })
       // Errors reach the stream below while it is read; one that comes after (the inflater still
       // writing into a size check we stopped reading) must not become an uncaught exception.
       readable.on("error", () => {})
@@ -147,14 +175,20 @@ export const expandZip = Effect.fn("Zip.expandZip")(function*(path: string) {
           total += chunk.byteLength
           if (total > limits.maxTotalBytes) return Effect.fail(tooLarge)
           if (entryBytes > RATIO_GRACE_BYTES && entryBytes > limits.maxRatio * Math.max(entry.compressedSize, 1)) {
-            return Effect.fail(new ArchiveRejected({
-              message: `Entry "${fullName}" expands to more than ${limits.maxRatio} times its compressed size (ZIP_MAX_RATIO): refused as a possible zip bomb`
-            }))
+            return Effect.fail(
+              new ArchiveRejected({
+                message:
+                  `Entry "${fullName}" expands to more than ${limits.maxRatio} times its compressed size (ZIP_MAX_RATIO): refused as a possible zip bomb`
+              })
+            )
           }
           if (total > RATIO_GRACE_BYTES && total > limits.maxRatio * archiveSize) {
-            return Effect.fail(new ArchiveRejected({
-              message: `The archive expands to more than ${limits.maxRatio} times its size (ZIP_MAX_RATIO): refused as a possible zip bomb`
-            }))
+            return Effect.fail(
+              new ArchiveRejected({
+                message:
+                  `The archive expands to more than ${limits.maxRatio} times its size (ZIP_MAX_RATIO): refused as a possible zip bomb`
+              })
+            )
           }
           return Effect.void
         })

@@ -6,11 +6,11 @@
 import { Command, CommandExecutor, FileSystem, Path } from "@effect/platform"
 import { Config, Data, Duration, Effect, Stream } from "effect"
 import { BlobStore } from "../../common/BlobStore.ts"
-import type { DetectedFormat } from "./FormatDetector.ts"
-import { imageToPdf, ImageRejected } from "./ImageToPdf.ts"
-import { OFFICE_FORMATS, type OfficeFormat, OfficeConverter } from "./OfficeConverter.ts"
-import { decodeText, toUtf8Html } from "./TextEncoding.ts"
 import { durationConfig } from "../../common/DurationConfig.ts"
+import type { DetectedFormat } from "./FormatDetector.ts"
+import { ImageRejected, imageToPdf } from "./ImageToPdf.ts"
+import { OFFICE_FORMATS, OfficeConverter, type OfficeFormat } from "./OfficeConverter.ts"
+import { decodeText, toUtf8Html } from "./TextEncoding.ts"
 
 /** The file cannot become a PDF; `message` is for the person who sent it. */
 export class ConversionFailed extends Data.TaggedError("ConversionFailed")<{ readonly message: string }> {}
@@ -45,7 +45,12 @@ export class Converter extends Effect.Service<Converter>()("docstack/Converter",
     const storePdf = (file: string) =>
       blobs.put(fs.stream(file), config.maxRenditionBytes).pipe(
         Effect.catchTags({
-          BlobTooLarge: (e) => Effect.fail(new ConversionFailed({ message: `The converted PDF is larger than ${e.limitBytes} bytes (MAX_RENDITION_BYTES)` }))
+          BlobTooLarge: (e) =>
+            Effect.fail(
+              new ConversionFailed({
+                message: `The converted PDF is larger than ${e.limitBytes} bytes (MAX_RENDITION_BYTES)`
+              })
+            )
         }),
         Effect.orDie
       )
@@ -57,10 +62,14 @@ export class Converter extends Effect.Service<Converter>()("docstack/Converter",
         if (format === "text" || format === "html") {
           const bytes = yield* fs.readFile(source).pipe(Effect.orDie)
           input = path.join(work, format === "text" ? "input.txt" : "input.html")
-          yield* fs.writeFileString(input, format === "text" ? decodeText(bytes).text : toUtf8Html(bytes)).pipe(Effect.orDie)
+          yield* fs.writeFileString(input, format === "text" ? decodeText(bytes).text : toUtf8Html(bytes)).pipe(
+            Effect.orDie
+          )
         }
         const output = path.join(work, "output.pdf")
-        yield* office.convert({ path: input, format }, output).pipe(Effect.mapError((e) => new ConversionFailed({ message: e.message })))
+        yield* office.convert({ path: input, format }, output).pipe(
+          Effect.mapError((e) => new ConversionFailed({ message: e.message }))
+        )
         return yield* storePdf(output)
       })
 
@@ -73,19 +82,29 @@ export class Converter extends Effect.Service<Converter>()("docstack/Converter",
         const [exitCode, stderr] = yield* Effect.scoped(
           Command.start(Command.make("mutool", "convert", "-F", "pdf", "-o", output, input)).pipe(
             Effect.flatMap((process) =>
-              Effect.all([process.exitCode, process.stderr.pipe(Stream.decodeText(), Stream.mkString)], { concurrency: 2 })
+              Effect.all([process.exitCode, process.stderr.pipe(Stream.decodeText(), Stream.mkString)], {
+                concurrency: 2
+              })
             )
           )
         ).pipe(
           Effect.timeoutFail({
             duration: config.mupdfTimeout,
-            onTimeout: () => new ConversionFailed({ message: `The conversion took longer than ${Duration.format(config.mupdfTimeout)} (MUPDF_CONVERSION_TIMEOUT) and was stopped` })
+            onTimeout: () =>
+              new ConversionFailed({
+                message: `The conversion took longer than ${
+                  Duration.format(config.mupdfTimeout)
+                } (MUPDF_CONVERSION_TIMEOUT) and was stopped`
+              })
           }),
-          Effect.catchTag("SystemError", "BadArgument", (e) => Effect.fail(new ConversionFailed({ message: `mutool could not be started: ${e.message}` }))),
+          Effect.catchTag("SystemError", "BadArgument", (e) =>
+            Effect.fail(new ConversionFailed({ message: `mutool could not be started: ${e.message}` }))),
           Effect.provideService(CommandExecutor.CommandExecutor, executor)
         )
         if (exitCode !== 0 || !(yield* fs.exists(output).pipe(Effect.orDie))) {
-          const reason = stderr.split("\n").find((line) => line.startsWith("error:"))?.slice(6).trim() ?? `exit code ${exitCode}`
+          const reason = stderr.split("\n").find((line) =>
+            line.startsWith("error:")
+          )?.slice(6).trim() ?? `exit code ${exitCode}`
           return yield* new ConversionFailed({ message: `The ${format.toUpperCase()} file cannot be read: ${reason}` })
         }
         return yield* storePdf(output)
@@ -100,19 +119,25 @@ export class Converter extends Effect.Service<Converter>()("docstack/Converter",
             try: () => imageToPdf(bytes, detected.format, { maxPixels: config.maxSourceImagePixels }),
             catch: (error) =>
               new ConversionFailed({
-                message: error instanceof ImageRejected ? error.message : `The ${detected.format.toUpperCase()} image cannot be converted: ${String(error)}`
+                message: error instanceof ImageRejected
+                  ? error.message
+                  : `The ${detected.format.toUpperCase()} image cannot be converted: ${String(error)}`
               })
           })
           const stored = yield* blobs.putBytes(converted.pdf).pipe(Effect.orDie)
           return { hash: stored.hash, dpis: converted.dpis } satisfies ConvertedPdf
         }
-        if (!isConvertible(detected)) return yield* new ConversionFailed({ message: `A ${detected.format} file cannot be converted to PDF` })
+        if (!isConvertible(detected)) {
+          return yield* new ConversionFailed({ message: `A ${detected.format} file cannot be converted to PDF` })
+        }
         const source = yield* blobs.localPath(sourceHash).pipe(Effect.orDie)
         return yield* Effect.scoped(
           fs.makeTempDirectoryScoped({ prefix: "docstack-convert-" }).pipe(
             Effect.orDie,
             Effect.flatMap((work) =>
-              detected.kind === "mupdf" ? viaMupdf(source, detected.format, work) : viaOffice(source, detected.format as OfficeFormat, work)
+              detected.kind === "mupdf"
+                ? viaMupdf(source, detected.format, work)
+                : viaOffice(source, detected.format as OfficeFormat, work)
             ),
             Effect.map((stored): ConvertedPdf => ({ hash: stored.hash, dpis: [] }))
           )

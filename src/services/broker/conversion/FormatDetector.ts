@@ -31,11 +31,19 @@ export const detectFormat = (head: Uint8Array): DetectedFormat | undefined => {
   // PDF readers accept the header anywhere in the first 1024 bytes, so do we.
   const text = new TextDecoder("latin1").decode(head.subarray(0, 1024))
   if (text.includes("%PDF-")) return { format: "pdf", mimeType: "application/pdf", kind: "pdf" }
-  if (startsWith(head, [0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a])) return { format: "png", mimeType: "image/png", kind: "image" }
+  if (startsWith(head, [0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a])) {
+    return { format: "png", mimeType: "image/png", kind: "image" }
+  }
   if (startsWith(head, [0xff, 0xd8, 0xff])) return { format: "jpeg", mimeType: "image/jpeg", kind: "image" }
-  if (startsWith(head, ascii("GIF87a")) || startsWith(head, ascii("GIF89a"))) return { format: "gif", mimeType: "image/gif", kind: "image" }
-  if (startsWith(head, ascii("RIFF")) && startsWith(head, ascii("WEBP"), 8)) return { format: "webp", mimeType: "image/webp", kind: "image" }
-  if (startsWith(head, [0x49, 0x49, 0x2a, 0x00]) || startsWith(head, [0x4d, 0x4d, 0x00, 0x2a])) return { format: "tiff", mimeType: "image/tiff", kind: "image" }
+  if (startsWith(head, ascii("GIF87a")) || startsWith(head, ascii("GIF89a"))) {
+    return { format: "gif", mimeType: "image/gif", kind: "image" }
+  }
+  if (startsWith(head, ascii("RIFF")) && startsWith(head, ascii("WEBP"), 8)) {
+    return { format: "webp", mimeType: "image/webp", kind: "image" }
+  }
+  if (startsWith(head, [0x49, 0x49, 0x2a, 0x00]) || startsWith(head, [0x4d, 0x4d, 0x00, 0x2a])) {
+    return { format: "tiff", mimeType: "image/tiff", kind: "image" }
+  }
   if (startsWith(head, ascii("BM")) && head.length >= 26) return { format: "bmp", mimeType: "image/bmp", kind: "image" }
   return undefined
 }
@@ -52,15 +60,27 @@ const FORMATS = {
   tiff: { format: "tiff", mimeType: "image/tiff", kind: "image" },
   bmp: { format: "bmp", mimeType: "image/bmp", kind: "image" },
   doc: { format: "doc", mimeType: "application/msword", kind: "office" },
-  docx: { format: "docx", mimeType: "application/vnd.openxmlformats-officedocument.wordprocessingml.document", kind: "office" },
+  docx: {
+    format: "docx",
+    mimeType: "application/vnd.openxmlformats-officedocument.wordprocessingml.document",
+    kind: "office"
+  },
   odt: { format: "odt", mimeType: "application/vnd.oasis.opendocument.text", kind: "office" },
   rtf: { format: "rtf", mimeType: "application/rtf", kind: "office" },
   xls: { format: "xls", mimeType: "application/vnd.ms-excel", kind: "office" },
-  xlsx: { format: "xlsx", mimeType: "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet", kind: "office" },
+  xlsx: {
+    format: "xlsx",
+    mimeType: "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet",
+    kind: "office"
+  },
   ods: { format: "ods", mimeType: "application/vnd.oasis.opendocument.spreadsheet", kind: "office" },
   csv: { format: "csv", mimeType: "text/csv", kind: "office" },
   ppt: { format: "ppt", mimeType: "application/vnd.ms-powerpoint", kind: "office" },
-  pptx: { format: "pptx", mimeType: "application/vnd.openxmlformats-officedocument.presentationml.presentation", kind: "office" },
+  pptx: {
+    format: "pptx",
+    mimeType: "application/vnd.openxmlformats-officedocument.presentationml.presentation",
+    kind: "office"
+  },
   odp: { format: "odp", mimeType: "application/vnd.oasis.opendocument.presentation", kind: "office" },
   html: { format: "html", mimeType: "text/html", kind: "office" },
   text: { format: "text", mimeType: "text/plain", kind: "office" },
@@ -80,7 +100,15 @@ const protectedAs = (format: "docx" | "xlsx" | "pptx" | "doc" | "xls" | "ppt" | 
     : { format, mimeType: FORMATS[format].mimeType, kind: "protected" }
 
 /** file-type's answers that are images this broker renders. */
-const IMAGE_TYPES: Readonly<Record<string, FormatName>> = { png: "png", apng: "png", jpg: "jpeg", gif: "gif", webp: "webp", tif: "tiff", bmp: "bmp" }
+const IMAGE_TYPES: Readonly<Record<string, FormatName>> = {
+  png: "png",
+  apng: "png",
+  jpg: "jpeg",
+  gif: "gif",
+  webp: "webp",
+  tif: "tiff",
+  bmp: "bmp"
+}
 
 const extensionOf = (name: string | null): string => {
   if (name === null) return ""
@@ -119,7 +147,18 @@ const looksLikeHtml = (text: string): boolean => {
 }
 
 /** Header fields that only mail carries. */
-const MAIL_ONLY_FIELDS = new Set(["mime-version", "received", "message-id", "return-path", "delivered-to", "x-mailer", "dkim-signature", "x-received", "in-reply-to", "references"])
+const MAIL_ONLY_FIELDS = new Set([
+  "mime-version",
+  "received",
+  "message-id",
+  "return-path",
+  "delivered-to",
+  "x-mailer",
+  "dkim-signature",
+  "x-received",
+  "in-reply-to",
+  "references"
+])
 /** Header fields a memo might also start with; two of them are needed. */
 const MAIL_FIELDS = new Set(["from", "to", "cc", "date", "subject", "sender", "reply-to"])
 
@@ -242,9 +281,18 @@ const ODF_TYPES: ReadonlyArray<readonly [RegExp, FormatName]> = [
 
 /** Main-part content types of the OOXML and XPS packages (in lower case). */
 const OPC_TYPES: ReadonlyArray<readonly [RegExp, FormatName]> = [
-  [/wordprocessingml\.(document|template)\.main\+xml|ms-word\.(document|template)\.macroenabled(template)?\.main\+xml/, "docx"],
-  [/spreadsheetml\.(sheet|template)\.main\+xml|ms-excel\.(sheet|template)\.macroenabled(template)?\.main\+xml|ms-excel\.sheet\.binary\.macroenabled\.main/, "xlsx"],
-  [/presentationml\.(presentation|slideshow|template)\.main\+xml|ms-powerpoint\.(presentation|slideshow|template)\.macroenabled(template)?\.main\+xml/, "pptx"],
+  [
+    /wordprocessingml\.(document|template)\.main\+xml|ms-word\.(document|template)\.macroenabled(template)?\.main\+xml/,
+    "docx"
+  ],
+  [
+    /spreadsheetml\.(sheet|template)\.main\+xml|ms-excel\.(sheet|template)\.macroenabled(template)?\.main\+xml|ms-excel\.sheet\.binary\.macroenabled\.main/,
+    "xlsx"
+  ],
+  [
+    /presentationml\.(presentation|slideshow|template)\.main\+xml|ms-powerpoint\.(presentation|slideshow|template)\.macroenabled(template)?\.main\+xml/,
+    "pptx"
+  ],
   [/vnd\.ms-package\.xps-fixeddocumentsequence\+xml/, "xps"],
   [/openxps|\/oxps/, "oxps"]
 ]
@@ -254,7 +302,9 @@ const classifyZip = (pkg: ZipPackage): DetectedFormat | undefined => {
     for (const [pattern, format] of ODF_TYPES) {
       if (!pattern.test(pkg.mimetype)) continue
       // A password-protected OpenDocument file lists how each member is encrypted.
-      if (format !== "epub" && pkg.manifest?.includes("encryption-data")) return { ...FORMATS[format], kind: "protected" }
+      if (format !== "epub" && pkg.manifest?.includes("encryption-data")) {
+        return { ...FORMATS[format], kind: "protected" }
+      }
       return FORMATS[format]
     }
     // Another OpenDocument package (drawing, formula, ...): a document, not an archive, and not one we render.
@@ -272,18 +322,39 @@ const classifyZip = (pkg: ZipPackage): DetectedFormat | undefined => {
   if (pkg.names.has("xl/workbook.xml") || pkg.names.has("xl/workbook.bin")) return FORMATS.xlsx
   if (pkg.names.has("ppt/presentation.xml")) return FORMATS.pptx
   if ([...pkg.names].some((name) => name.endsWith(".fdseq"))) return FORMATS.xps
-  if (pkg.names.has("meta-inf/container.xml") && [...pkg.names].some((name) => name.endsWith(".opf"))) return FORMATS.epub
+  if (pkg.names.has("meta-inf/container.xml") && [...pkg.names].some((name) => name.endsWith(".opf"))) {
+    return FORMATS.epub
+  }
   // Another Office Open XML document (Visio, ...): not an archive of files either.
-  if (pkg.contentTypes !== undefined && /officedocument\.[a-z]+ml\.[a-z.]+\.main\+xml|ms-visio\./.test(pkg.contentTypes)) return undefined
+  if (
+    pkg.contentTypes !== undefined && /officedocument\.[a-z]+ml\.[a-z.]+\.main\+xml|ms-visio\./.test(pkg.contentTypes)
+  ) return undefined
   return FORMATS.zip
 }
 
 /** file-type's names for the packages it recognises by their local headers. */
 const FILE_TYPE_PACKAGES: Readonly<Record<string, FormatName>> = {
-  docx: "docx", docm: "docx", dotx: "docx", dotm: "docx",
-  xlsx: "xlsx", xlsm: "xlsx", xltx: "xlsx", xltm: "xlsx",
-  pptx: "pptx", pptm: "pptx", potx: "pptx", potm: "pptx", ppsx: "pptx", ppsm: "pptx",
-  odt: "odt", ott: "odt", ods: "ods", ots: "ods", odp: "odp", otp: "odp", epub: "epub"
+  docx: "docx",
+  docm: "docx",
+  dotx: "docx",
+  dotm: "docx",
+  xlsx: "xlsx",
+  xlsm: "xlsx",
+  xltx: "xlsx",
+  xltm: "xlsx",
+  pptx: "pptx",
+  pptm: "pptx",
+  potx: "pptx",
+  potm: "pptx",
+  ppsx: "pptx",
+  ppsm: "pptx",
+  odt: "odt",
+  ott: "odt",
+  ods: "ods",
+  ots: "ods",
+  odp: "odp",
+  otp: "odp",
+  epub: "epub"
 }
 
 const detectZip = async (path: string): Promise<DetectedFormat | undefined> => {
@@ -347,7 +418,9 @@ const readCfbRoot = async (handle: FileHandle) => {
   for (let guard = 0; fatSectors.length < fatSectorCount && difat < MAX_REGULAR_SECTOR && guard < 1 << 16; guard++) {
     const block = await readSector(difat)
     if (block.length < sectorSize) break
-    for (let i = 0; i < perSector - 1 && fatSectors.length < fatSectorCount; i++) fatSectors.push(block.readUInt32LE(4 * i))
+    for (let i = 0; i < perSector - 1 && fatSectors.length < fatSectorCount; i++) {
+      fatSectors.push(block.readUInt32LE(4 * i))
+    }
     difat = block.readUInt32LE(4 * (perSector - 1))
   }
   const fatCache = new Map<number, Buffer>()
@@ -400,15 +473,29 @@ const readCfbRoot = async (handle: FileHandle) => {
 
   /** The first sector's worth of a stream kept in regular sectors (small streams live in the mini stream: not read). */
   const streamHead = async (entry: CfbEntry): Promise<Buffer | undefined> =>
-    entry.type === 2 && entry.size >= MINI_STREAM_CUTOFF && entry.start < MAX_REGULAR_SECTOR ? readSector(entry.start) : undefined
+    entry.type === 2 && entry.size >= MINI_STREAM_CUTOFF && entry.start < MAX_REGULAR_SECTOR
+      ? readSector(entry.start)
+      : undefined
 
   return { children, streamHead }
 }
 
 const OOXML_EXTENSIONS: Readonly<Record<string, "docx" | "xlsx" | "pptx">> = {
-  docx: "docx", docm: "docx", dotx: "docx", dotm: "docx",
-  xlsx: "xlsx", xlsm: "xlsx", xltx: "xlsx", xltm: "xlsx", xlsb: "xlsx",
-  pptx: "pptx", pptm: "pptx", potx: "pptx", potm: "pptx", ppsx: "pptx", ppsm: "pptx"
+  docx: "docx",
+  docm: "docx",
+  dotx: "docx",
+  dotm: "docx",
+  xlsx: "xlsx",
+  xlsm: "xlsx",
+  xltx: "xlsx",
+  xltm: "xlsx",
+  xlsb: "xlsx",
+  pptx: "pptx",
+  pptm: "pptx",
+  potx: "pptx",
+  potm: "pptx",
+  ppsx: "pptx",
+  ppsm: "pptx"
 }
 
 const detectCfb = async (handle: FileHandle, extension: string): Promise<DetectedFormat | undefined> => {
@@ -417,12 +504,16 @@ const detectCfb = async (handle: FileHandle, extension: string): Promise<Detecte
   const has = (name: string) => cfb.children.has(name.toLowerCase())
   // An OOXML file encrypted with a password ([MS-OFFCRYPTO]): which one cannot be told without the key.
   if (has("EncryptionInfo") && has("EncryptedPackage")) return protectedAs(OOXML_EXTENSIONS[extension] ?? "office")
-  if (has("__properties_version1.0") || [...cfb.children.keys()].some((name) => name.startsWith("__substg1.0_"))) return FORMATS.msg
+  if (has("__properties_version1.0") || [...cfb.children.keys()].some((name) => name.startsWith("__substg1.0_"))) {
+    return FORMATS.msg
+  }
   const word = cfb.children.get("worddocument")
   if (word) {
     // FibBase.fEncrypted: bit 0x0100 of the flags at offset 0x0A.
     const fib = await cfb.streamHead(word)
-    return fib && fib.length > 0x0b && fib.readUInt16LE(0) === 0xa5ec && (fib[0x0b]! & 0x01) !== 0 ? protectedAs("doc") : FORMATS.doc
+    return fib && fib.length > 0x0b && fib.readUInt16LE(0) === 0xa5ec && (fib[0x0b]! & 0x01) !== 0
+      ? protectedAs("doc")
+      : FORMATS.doc
   }
   const workbook = cfb.children.get("workbook") ?? cfb.children.get("book")
   if (workbook) {
@@ -453,11 +544,15 @@ const detectFileAsync = async (path: string, nameHint: string | null): Promise<D
     if (sample.subarray(0, 1024).toString("latin1").includes("%PDF-")) return FORMATS.pdf
     // A byte order mark means text, whatever a signature check would make of its first bytes
     // (UTF-16LE's FF FE looks like an MPEG audio frame to file-type).
-    if (startsWith(sample, [0xef, 0xbb, 0xbf]) || startsWith(sample, [0xff, 0xfe]) || startsWith(sample, [0xfe, 0xff]) ||
-      startsWith(sample, [0x00, 0x00, 0xfe, 0xff])) {
+    if (
+      startsWith(sample, [0xef, 0xbb, 0xbf]) || startsWith(sample, [0xff, 0xfe]) || startsWith(sample, [0xfe, 0xff]) ||
+      startsWith(sample, [0x00, 0x00, 0xfe, 0xff])
+    ) {
       return classifyText(sample, complete, extension)
     }
-    if (startsWith(sample, [0x50, 0x4b, 0x03, 0x04]) || startsWith(sample, [0x50, 0x4b, 0x05, 0x06])) return await detectZip(path)
+    if (startsWith(sample, [0x50, 0x4b, 0x03, 0x04]) || startsWith(sample, [0x50, 0x4b, 0x05, 0x06])) {
+      return await detectZip(path)
+    }
     if (startsWith(sample, CFB_SIGNATURE)) return await detectCfb(handle, extension)
 
     // From the file, not the sample: a TIFF's first directory may be anywhere in it.

@@ -4,10 +4,18 @@
  * bmp-ts), flattened on white and stored as Flate-compressed RGB or grey.
  */
 import { decode as decodeBmp } from "bmp-ts"
-import { PDFDocument, PDFName, PDFRawStream, popGraphicsState, pushGraphicsState, concatTransformationMatrix, drawObject } from "pdf-lib"
-import sharp from "sharp"
 import { promisify } from "node:util"
 import { deflate } from "node:zlib"
+import {
+  concatTransformationMatrix,
+  drawObject,
+  PDFDocument,
+  PDFName,
+  PDFRawStream,
+  popGraphicsState,
+  pushGraphicsState
+} from "pdf-lib"
+import sharp from "sharp"
 
 const deflateAsync = promisify(deflate)
 
@@ -26,13 +34,17 @@ const open = (bytes: Uint8Array, format: string, maxPixels: number, page?: numbe
     const buffer = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength)
     // bmp-ts misplaces the pixels of run-length encoded files (BI_RLE8, BI_RLE4) whatever the layout asked for.
     const compression = buffer.length >= 34 ? buffer.readUInt32LE(30) : 0
-    if (compression === 1 || compression === 2) throw new ImageRejected("Run-length encoded (RLE) BMP images are not supported: save the image uncompressed")
+    if (compression === 1 || compression === 2) {
+      throw new ImageRejected("Run-length encoded (RLE) BMP images are not supported: save the image uncompressed")
+    }
     // Decoded in bmp-ts's own ABGR layout: its toRGBA option misplaces palette colours, and every
     // depth without an alpha channel (1 to 24 bits) comes with alpha 0, i.e. fully transparent.
     const bmp = decodeBmp(buffer)
     const width = bmp.width
     const height = Math.abs(bmp.height)
-    if (width * height > maxPixels) throw new ImageRejected(`The image has ${width}x${height} pixels, more than the limit of ${maxPixels}`)
+    if (width * height > maxPixels) {
+      throw new ImageRejected(`The image has ${width}x${height} pixels, more than the limit of ${maxPixels}`)
+    }
     const abgr = bmp.data
     const rgba = Buffer.alloc(width * height * 4)
     // Only 16 and 32 bits can carry alpha; writers that do not use it leave 0 everywhere, which means opaque.
@@ -66,12 +78,18 @@ export const imageToPdf = async (bytes: Uint8Array, format: string, options: Ima
     // libvips reads it as pixels per millimetre (72 becomes 1829 dpi); sharp names the unit of real ones.
     const density = frameMeta.resolutionUnit === undefined ? undefined : frameMeta.density
     const dpi = Math.round(density ?? DEFAULT_DPI) || DEFAULT_DPI
-    const { stream, width, height } = format === "jpeg" && (frameMeta.orientation ?? 1) === 1 && frameMeta.space !== "cmyk"
-      ? jpegStream(pdf, bytes, frameMeta.width!, frameMeta.height!, frameMeta.channels === 1)
-      : await flateStream(pdf, image.flatten({ background: "#ffffff" }))
+    const { stream, width, height } =
+      format === "jpeg" && (frameMeta.orientation ?? 1) === 1 && frameMeta.space !== "cmyk"
+        ? jpegStream(pdf, bytes, frameMeta.width!, frameMeta.height!, frameMeta.channels === 1)
+        : await flateStream(pdf, image.flatten({ background: "#ffffff" }))
     const page = pdf.addPage([(width * 72) / dpi, (height * 72) / dpi])
     const name = page.node.newXObject("Im", pdf.context.register(stream))
-    page.pushOperators(pushGraphicsState(), concatTransformationMatrix(page.getWidth(), 0, 0, page.getHeight(), 0, 0), drawObject(name), popGraphicsState())
+    page.pushOperators(
+      pushGraphicsState(),
+      concatTransformationMatrix(page.getWidth(), 0, 0, page.getHeight(), 0, 0),
+      drawObject(name),
+      popGraphicsState()
+    )
     dpis.push(dpi)
   }
   return { pdf: await pdf.save({ useObjectStreams: true }), dpis }

@@ -19,7 +19,20 @@ import { createInterface } from "node:readline"
 import { fileURLToPath, pathToFileURL } from "node:url"
 import { durationConfig } from "../../common/DurationConfig.ts"
 
-export type OfficeFormat = "doc" | "docx" | "odt" | "rtf" | "xls" | "xlsx" | "ods" | "csv" | "ppt" | "pptx" | "odp" | "html" | "text"
+export type OfficeFormat =
+  | "doc"
+  | "docx"
+  | "odt"
+  | "rtf"
+  | "xls"
+  | "xlsx"
+  | "ods"
+  | "csv"
+  | "ppt"
+  | "pptx"
+  | "odp"
+  | "html"
+  | "text"
 
 /** Why LibreOffice produced no PDF; `message` is a sentence for the person who sent the file. */
 export class OfficeConversionFailed extends Schema.TaggedError<OfficeConversionFailed>()("OfficeConversionFailed", {
@@ -28,7 +41,9 @@ export class OfficeConversionFailed extends Schema.TaggedError<OfficeConversionF
 }) {}
 
 export const OfficeConverterConfig = Config.all({
-  instances: Config.integer("OFFICE_INSTANCES").pipe(Config.withDefault(Math.max(1, Math.floor(availableParallelism() / 2)))),
+  instances: Config.integer("OFFICE_INSTANCES").pipe(
+    Config.withDefault(Math.max(1, Math.floor(availableParallelism() / 2)))
+  ),
   startTimeout: durationConfig("OFFICE_START_TIMEOUT", Duration.seconds(60)),
   conversionsPerInstance: Config.integer("OFFICE_CONVERSIONS_PER_INSTANCE").pipe(Config.withDefault(200)),
   /** `soffice.conversion.timeout` in the spec. */
@@ -51,29 +66,56 @@ interface FormatSpec {
 
 /** Which LibreOffice import filter reads which format; the PDF export follows the kind of document loaded. */
 export const OFFICE_FORMATS: Readonly<Record<OfficeFormat, FormatSpec>> = {
-  doc: { extension: "doc", filters: ["MS Word 97", "MS Word 95", "MS WinWord 6.0", "Rich Text Format"], label: "a Word document (.doc)" },
+  doc: {
+    extension: "doc",
+    filters: ["MS Word 97", "MS Word 95", "MS WinWord 6.0", "Rich Text Format"],
+    label: "a Word document (.doc)"
+  },
   docx: { extension: "docx", filters: ["MS Word 2007 XML", "Office Open XML Text"], label: "a Word document (.docx)" },
   odt: { extension: "odt", filters: ["writer8"], label: "an OpenDocument text (.odt)" },
   rtf: { extension: "rtf", filters: ["Rich Text Format"], label: "an RTF document" },
-  xls: { extension: "xls", filters: ["MS Excel 97", "MS Excel 95", "MS Excel 5.0/95", "MS Excel 4.0"], label: "an Excel workbook (.xls)" },
-  xlsx: { extension: "xlsx", filters: ["Calc MS Excel 2007 XML", "Calc Office Open XML"], label: "an Excel workbook (.xlsx)" },
+  xls: {
+    extension: "xls",
+    filters: ["MS Excel 97", "MS Excel 95", "MS Excel 5.0/95", "MS Excel 4.0"],
+    label: "an Excel workbook (.xls)"
+  },
+  xlsx: {
+    extension: "xlsx",
+    filters: ["Calc MS Excel 2007 XML", "Calc Office Open XML"],
+    label: "an Excel workbook (.xlsx)"
+  },
   ods: { extension: "ods", filters: ["calc8"], label: "an OpenDocument spreadsheet (.ods)" },
   // Comma separated, double quotes, UTF-8 (76), from line 1.
   csv: { extension: "csv", filters: ["Text - txt - csv (StarCalc)"], filterOptions: "44,34,76,1", label: "a CSV file" },
   ppt: { extension: "ppt", filters: ["MS PowerPoint 97"], label: "a PowerPoint presentation (.ppt)" },
-  pptx: { extension: "pptx", filters: ["Impress MS PowerPoint 2007 XML", "Impress Office Open XML"], label: "a PowerPoint presentation (.pptx)" },
+  pptx: {
+    extension: "pptx",
+    filters: ["Impress MS PowerPoint 2007 XML", "Impress Office Open XML"],
+    label: "a PowerPoint presentation (.pptx)"
+  },
   odp: { extension: "odp", filters: ["impress8"], label: "an OpenDocument presentation (.odp)" },
   // Writer's HTML import (not Writer/Web), so the page paginates like a document.
   html: { extension: "html", filters: ["HTML (StarWriter)"], label: "an HTML page" },
   // UTF-8, monospace, in Writer's default page size.
-  text: { extension: "txt", filters: ["Text (encoded)"], filterOptions: "UTF8,LF,Liberation Mono,en-US", label: "a text file" }
+  text: {
+    extension: "txt",
+    filters: ["Text (encoded)"],
+    filterOptions: "UTF8,LF,Liberation Mono,en-US",
+    label: "a text file"
+  }
 }
 
 const DRIVER = fileURLToPath(new URL("./office-driver.py", import.meta.url))
 
 type DriverReply =
   | { readonly id: number; readonly ok: true; readonly ms: number; readonly kind: string }
-  | { readonly id: number; readonly ok: false; readonly reason: "password" | "unreadable" | "too-many-cells" | "crashed"; readonly detail: string; readonly cells?: number }
+  | {
+    readonly id: number
+    readonly ok: false
+    readonly reason: "password" | "unreadable" | "too-many-cells" | "crashed"
+    readonly detail: string
+    readonly cells?: number
+  }
 
 interface Job {
   readonly id: number
@@ -115,7 +157,9 @@ interface Slot {
  */
 const ipcPipeFiles = (profile: string, pipe: string) => {
   const uid = process.getuid?.() ?? 0
-  const digest = [...createHash("md5").update(Buffer.from(pathToFileURL(profile).href, "utf16le")).digest()].map((b) => b.toString(16)).join("")
+  const digest = [...createHash("md5").update(Buffer.from(pathToFileURL(profile).href, "utf16le")).digest()].map((b) =>
+    b.toString(16)
+  ).join("")
   return [`/tmp/OSL_PIPE_${uid}_${pipe}`, `/tmp/OSL_PIPE_${uid}_SingleOfficeIPC_${digest}`]
 }
 
@@ -152,7 +196,10 @@ export class OfficeConverter extends Effect.Service<OfficeConverter>()("docstack
       Queue.takeAll(jobs).pipe(
         Effect.flatMap((waiting) =>
           Effect.forEach(waiting, (job) =>
-            Deferred.fail(job.result, new OfficeConversionFailed({ reason: "crashed", message: "The document converter is shutting down" })))
+            Deferred.fail(
+              job.result,
+              new OfficeConversionFailed({ reason: "crashed", message: "The document converter is shutting down" })
+            ))
         )
       )
     )
@@ -170,7 +217,9 @@ export class OfficeConverter extends Effect.Service<OfficeConverter>()("docstack
     const crashed = (message: string) => new OfficeConversionFailed({ reason: "crashed", message })
     const timedOut = new OfficeConversionFailed({
       reason: "timeout",
-      message: `The conversion took longer than ${secondsText(config.conversionTimeout)} (SOFFICE_CONVERSION_TIMEOUT) and was stopped`
+      message: `The conversion took longer than ${
+        secondsText(config.conversionTimeout)
+      } (SOFFICE_CONVERSION_TIMEOUT) and was stopped`
     })
 
     /** Starts a driver (and its soffice), stopped when the surrounding scope closes. */
@@ -184,11 +233,14 @@ export class OfficeConverter extends Effect.Service<OfficeConverter>()("docstack
         )
         const ready = yield* Effect.async<{ readonly pid: number; readonly startMs: number }, string>((resume) => {
           driver.onEvent = (message) => {
-            if (message.event === "ready") resume(Effect.succeed({ pid: Number(message.pid), startMs: Number(message.startMs) }))
-            else if (message.event === "failed") resume(Effect.fail(String(message.detail)))
+            if (message.event === "ready") {
+              resume(Effect.succeed({ pid: Number(message.pid), startMs: Number(message.startMs) }))
+            } else if (message.event === "failed") resume(Effect.fail(String(message.detail)))
           }
         }).pipe(
-          Effect.raceFirst(Deferred.await(driver.exited).pipe(Effect.flatMap((how) => Effect.fail(`the driver stopped (${how})`)))),
+          Effect.raceFirst(
+            Deferred.await(driver.exited).pipe(Effect.flatMap((how) => Effect.fail(`the driver stopped (${how})`)))
+          ),
           Effect.timeoutFail({
             // The driver enforces the start timeout itself; this is the backstop should it hang.
             duration: Duration.sum(config.startTimeout, Duration.seconds(10)),
@@ -196,7 +248,13 @@ export class OfficeConverter extends Effect.Service<OfficeConverter>()("docstack
           })
         )
         driver.onEvent = undefined
-        const instance: Instance = { pid: driver.pid, sofficePid: ready.pid, exited: driver.exited, stop: driver.stop, request: driver.request }
+        const instance: Instance = {
+          pid: driver.pid,
+          sofficePid: ready.pid,
+          exited: driver.exited,
+          stop: driver.stop,
+          request: driver.request
+        }
         return { instance, startMs: ready.startMs }
       })
 
@@ -209,38 +267,51 @@ export class OfficeConverter extends Effect.Service<OfficeConverter>()("docstack
       mkdirSync(join(dir, "tmp"), { recursive: true })
       const child = spawn(config.python, [
         DRIVER,
-        "--soffice", config.soffice,
-        "--profile", join(dir, "profile"),
-        "--workdir", join(dir, "work"),
-        "--pipe", pipe,
-        "--start-timeout", String(Duration.toSeconds(config.startTimeout)),
-        "--remove-on-exit", dir
+        "--soffice",
+        config.soffice,
+        "--profile",
+        join(dir, "profile"),
+        "--workdir",
+        join(dir, "work"),
+        "--pipe",
+        pipe,
+        "--start-timeout",
+        String(Duration.toSeconds(config.startTimeout)),
+        "--remove-on-exit",
+        dir
       ], { detached: true, stdio: ["pipe", "pipe", "pipe"], env: { ...process.env, TMPDIR: join(dir, "tmp") } })
       live.add(child)
 
       const exited = Deferred.unsafeMake<string>(FiberId.none)
       let hasExited = false
       let stderrTail = ""
-      let pending: { readonly id: number; readonly resume: (effect: Effect.Effect<DriverReply, OfficeConversionFailed>) => void } | undefined
+      let pending: {
+        readonly id: number
+        readonly resume: (effect: Effect.Effect<DriverReply, OfficeConversionFailed>) => void
+      } | undefined
       const driver = {
         pid: child.pid ?? -1,
         exited,
         onEvent: undefined as ((message: Record<string, unknown>) => void) | undefined,
         request: (job: Job, cells: number | null) =>
           Effect.async<DriverReply, OfficeConversionFailed>((resume) => {
-            if (hasExited) return resume(Effect.fail(crashed("LibreOffice stopped unexpectedly while converting the document")))
+            if (hasExited) {
+              return resume(Effect.fail(crashed("LibreOffice stopped unexpectedly while converting the document")))
+            }
             const spec = OFFICE_FORMATS[job.format]
             pending = { id: job.id, resume }
-            child.stdin!.write(JSON.stringify({
-              id: job.id,
-              input: job.input,
-              extension: spec.extension,
-              filters: spec.filters,
-              filterOptions: spec.filterOptions ?? null,
-              output: job.output,
-              maxCells: cells,
-              html: job.format === "html"
-            }) + "\n")
+            child.stdin!.write(
+              JSON.stringify({
+                id: job.id,
+                input: job.input,
+                extension: spec.extension,
+                filters: spec.filters,
+                filterOptions: spec.filterOptions ?? null,
+                output: job.output,
+                maxCells: cells,
+                html: job.format === "html"
+              }) + "\n"
+            )
             return Effect.sync(() => {
               pending = undefined
             })
@@ -265,7 +336,8 @@ export class OfficeConverter extends Effect.Service<OfficeConverter>()("docstack
       }
 
       child.stderr!.on("data", (chunk: Buffer) => {
-        stderrTail = (stderrTail + chunk.toString("utf8")).split("\n").filter((l) => !l.includes("javaldx")).join("\n").slice(-2000)
+        stderrTail = (stderrTail + chunk.toString("utf8")).split("\n").filter((l) => !l.includes("javaldx")).join("\n")
+          .slice(-2000)
       })
       child.stdin!.on("error", () => {
         // EPIPE after the driver died: the exit handler reports it
@@ -325,20 +397,28 @@ export class OfficeConverter extends Effect.Service<OfficeConverter>()("docstack
       const label = OFFICE_FORMATS[job.format].label
       switch (reply.reason) {
         case "password":
-          return Exit.fail(new OfficeConversionFailed({
-            reason: "password",
-            message: "The document is password-protected; it cannot be converted without its password"
-          }))
+          return Exit.fail(
+            new OfficeConversionFailed({
+              reason: "password",
+              message: "The document is password-protected; it cannot be converted without its password"
+            })
+          )
         case "too-many-cells":
-          return Exit.fail(new OfficeConversionFailed({
-            reason: "too-many-cells",
-            message: `The spreadsheet has ${count(reply.cells ?? 0)} used cells, more than the ${count(maxCells ?? 0)} allowed (EXCEL_MAXIMUM_CELL_COUNT)`
-          }))
+          return Exit.fail(
+            new OfficeConversionFailed({
+              reason: "too-many-cells",
+              message: `The spreadsheet has ${count(reply.cells ?? 0)} used cells, more than the ${
+                count(maxCells ?? 0)
+              } allowed (EXCEL_MAXIMUM_CELL_COUNT)`
+            })
+          )
         case "unreadable":
-          return Exit.fail(new OfficeConversionFailed({
-            reason: "unreadable",
-            message: `The file could not be read as ${label}: it is damaged or not in that format`
-          }))
+          return Exit.fail(
+            new OfficeConversionFailed({
+              reason: "unreadable",
+              message: `The file could not be read as ${label}: it is damaged or not in that format`
+            })
+          )
         case "crashed":
           // The driver exits after this answer (the details are logged where the instance is replaced).
           return Exit.fail(crashed(
@@ -385,16 +465,22 @@ export class OfficeConverter extends Effect.Service<OfficeConverter>()("docstack
               return "its conversion was cancelled"
             }
             if (Exit.isSuccess(outcome) && !outcome.value.ok && outcome.value.reason === "crashed") {
-              yield* Effect.logWarning(`LibreOffice instance ${slot.index} failed: ${outcome.value.detail}`).pipe(Effect.annotateLogs({ instance: slot.index }))
+              yield* Effect.logWarning(`LibreOffice instance ${slot.index} failed: ${outcome.value.detail}`).pipe(
+                Effect.annotateLogs({ instance: slot.index })
+              )
             }
             const result = Exit.flatMap(outcome, (reply) => replyToResult(job, reply))
             yield* Deferred.done(job.result, result)
             slot.conversions++
-            const failure = Exit.isFailure(result) ? (result.cause._tag === "Fail" ? result.cause.error : "defect") : undefined
+            const failure = Exit.isFailure(result)
+              ? (result.cause._tag === "Fail" ? result.cause.error : "defect")
+              : undefined
             if (failure === "defect") return "a conversion failed unexpectedly"
             if (failure?.reason === "timeout") return "a conversion timed out"
             if (failure?.reason === "crashed") return `a conversion failed (${failure.message})`
-            if (slot.conversions >= config.conversionsPerInstance) return `it has done ${slot.conversions} conversions (OFFICE_CONVERSIONS_PER_INSTANCE)`
+            if (slot.conversions >= config.conversionsPerInstance) {
+              return `it has done ${slot.conversions} conversions (OFFICE_CONVERSIONS_PER_INSTANCE)`
+            }
             return undefined
           }).pipe(
             // Whatever happens (the pool shutting down included), the caller hears of it.
@@ -409,7 +495,9 @@ export class OfficeConverter extends Effect.Service<OfficeConverter>()("docstack
           // Taking a job and starting on it is one step for interruption: a taken job is never dropped.
           const step = yield* Effect.uninterruptibleMask((restore) =>
             restore(takeUnless(Deferred.await(instance.exited))).pipe(
-              Effect.flatMap((next) => "other" in next ? Effect.succeed(`it stopped while idle (${next.other})`) : restore(serve(next)))
+              Effect.flatMap((next) =>
+                "other" in next ? Effect.succeed(`it stopped while idle (${next.other})`) : restore(serve(next))
+              )
             )
           )
           if (step !== undefined) return step
@@ -426,7 +514,9 @@ export class OfficeConverter extends Effect.Service<OfficeConverter>()("docstack
           if (ended._tag === "Right") {
             failures = 0
             slot.status = "starting"
-            yield* Effect.logInfo(`Restarting LibreOffice instance ${slot.index}: ${ended.right}`).pipe(Effect.annotateLogs({ instance: slot.index }))
+            yield* Effect.logInfo(`Restarting LibreOffice instance ${slot.index}: ${ended.right}`).pipe(
+              Effect.annotateLogs({ instance: slot.index })
+            )
             continue
           }
           // Could not start: tried again after a growing pause. While no instance of the pool runs
@@ -434,7 +524,9 @@ export class OfficeConverter extends Effect.Service<OfficeConverter>()("docstack
           failures++
           slot.status = "down"
           slot.lastError = ended.left
-          yield* Effect.logError(`LibreOffice instance ${slot.index} could not be started: ${ended.left}`).pipe(Effect.annotateLogs({ instance: slot.index, attempt: failures }))
+          yield* Effect.logError(`LibreOffice instance ${slot.index} could not be started: ${ended.left}`).pipe(
+            Effect.annotateLogs({ instance: slot.index, attempt: failures })
+          )
           const until = Date.now() + Math.min(30_000, 500 * 2 ** Math.min(failures, 6))
           while (Date.now() < until) {
             const pause = Effect.sleep(Duration.millis(Math.max(0, until - Date.now())))
@@ -513,11 +605,19 @@ export class OfficeConverter extends Effect.Service<OfficeConverter>()("docstack
       ),
       /** Conversions running or waiting, per instance: 1 means every instance is busy. */
       load: Effect.suspend(() =>
-        Queue.size(jobs).pipe(Effect.map((waiting) => (waiting + slots.filter((s) => s.status === "busy").length) / instanceCount))
+        Queue.size(jobs).pipe(
+          Effect.map((waiting) => (waiting + slots.filter((s) => s.status === "busy").length) / instanceCount)
+        )
       ),
       /** The instances as they are now (for logs and diagnostics). */
       instances: Effect.sync(() =>
-        slots.map((s) => ({ instance: s.index, status: s.status, pid: s.pid, conversions: s.conversions, restarts: Math.max(0, s.generation - 1) }))
+        slots.map((s) => ({
+          instance: s.index,
+          status: s.status,
+          pid: s.pid,
+          conversions: s.conversions,
+          restarts: Math.max(0, s.generation - 1)
+        }))
       )
     }
   })

@@ -27,7 +27,13 @@ export const analysisHandlers: WorkerRunner.SerializedRunner.Handlers<Analyze> =
             continue
           }
           const [x0, y0, x1, y1] = page.view as [number, number, number, number]
-          found.push(new PageBox({ width: Math.abs(x1 - x0) * page.userUnit, height: Math.abs(y1 - y0) * page.userUnit, rotation: page.rotate }))
+          found.push(
+            new PageBox({
+              width: Math.abs(x1 - x0) * page.userUnit,
+              height: Math.abs(y1 - y0) * page.userUnit,
+              rotation: page.rotate
+            })
+          )
         }
         if (found.length > 0 && found.every((box) => box === undefined)) throw failure
         let previous = found.find((box) => box !== undefined)!

@@ -4,13 +4,13 @@
  * everything else builds it in a conversion order.
  */
 import { Config, Effect, Option, Schema } from "effect"
-import { PageImageDescriptorFromString, type PageImageDescriptor } from "../../../schemas/broker/PageImage.ts"
+import { type PageImageDescriptor, PageImageDescriptorFromString } from "../../../schemas/broker/PageImage.ts"
 import { BlobStore } from "../../common/BlobStore.ts"
-import { ConversionFailed, Converter } from "./Converter.ts"
 import { DerivedCache } from "../../common/DerivedCache.ts"
-import { DocumentRegistry, PageRecord, type Rendition } from "../registry/DocumentRegistry.ts"
-import type { DetectedFormat } from "./FormatDetector.ts"
 import { PdfEngine } from "../engine/PdfEngine.ts"
+import { DocumentRegistry, PageRecord, type Rendition } from "../registry/DocumentRegistry.ts"
+import { ConversionFailed, Converter } from "./Converter.ts"
+import type { DetectedFormat } from "./FormatDetector.ts"
 import { Analyze } from "./PdfAnalysis.ts"
 
 export const RenditionsConfig = Config.all({
@@ -34,7 +34,9 @@ export const pageImageName = (page: number, descriptor: PageImageDescriptor) => 
 export class Renditions extends Effect.Service<Renditions>()("docstack/Renditions", {
   effect: Effect.gen(function*() {
     const config = yield* RenditionsConfig
-    const defaultDescriptor = yield* Schema.decode(PageImageDescriptorFromString)(config.defaultPageImage).pipe(Effect.orDie)
+    const defaultDescriptor = yield* Schema.decode(PageImageDescriptorFromString)(config.defaultPageImage).pipe(
+      Effect.orDie
+    )
     const registry = yield* DocumentRegistry
     const blobs = yield* BlobStore
     const engine = yield* PdfEngine
@@ -45,7 +47,9 @@ export class Renditions extends Effect.Service<Renditions>()("docstack/Rendition
       Effect.gen(function*() {
         const converted = yield* converter.toPdf(sourceHash, detected)
         const path = yield* blobs.localPath(converted.hash).pipe(Effect.orDie)
-        const summary = yield* engine.run(new Analyze({ hash: converted.hash, path, firstPage: engine.renderSettings(defaultDescriptor) })).pipe(
+        const summary = yield* engine.run(
+          new Analyze({ hash: converted.hash, path, firstPage: engine.renderSettings(defaultDescriptor) })
+        ).pipe(
           Effect.mapError((error) =>
             new ConversionFailed({
               message: error._tag === "PdfOpenFailed" && error.reason === "password"
@@ -58,17 +62,23 @@ export class Renditions extends Effect.Service<Renditions>()("docstack/Rendition
         )
         if (summary.pages.length === 0) return yield* new ConversionFailed({ message: "The document has no pages" })
         if (summary.pages.length > config.maxPages) {
-          return yield* new ConversionFailed({ message: `The document has ${summary.pages.length} pages, more than the limit of ${config.maxPages} (MAX_PAGES)` })
+          return yield* new ConversionFailed({
+            message:
+              `The document has ${summary.pages.length} pages, more than the limit of ${config.maxPages} (MAX_PAGES)`
+          })
         }
         const pages = summary.pages.map((box, i) => new PageRecord({ ...box, dpi: converted.dpis[i] ?? 72 }))
-        if (summary.firstPage) yield* derived.put(converted.hash, pageImageName(0, defaultDescriptor), summary.firstPage)
+        if (summary.firstPage) {
+          yield* derived.put(converted.hash, pageImageName(0, defaultDescriptor), summary.firstPage)
+        }
         yield* registry.saveRendition(renditionKey(sourceHash, detected), converted.hash, pages, summary.info)
       })
 
     return {
       defaultDescriptor,
 
-      find: (sourceHash: string, detected: DetectedFormat | undefined) => registry.rendition(renditionKey(sourceHash, detected)),
+      find: (sourceHash: string, detected: DetectedFormat | undefined) =>
+        registry.rendition(renditionKey(sourceHash, detected)),
 
       /**
        * Makes sure the rendition exists. One whose bytes went missing (a data directory restored
@@ -76,7 +86,9 @@ export class Renditions extends Effect.Service<Renditions>()("docstack/Rendition
        */
       prepare: Effect.fn("Renditions.prepare")(function*(sourceHash: string, detected: DetectedFormat) {
         const existing = yield* registry.rendition(renditionKey(sourceHash, detected))
-        if (Option.isSome(existing) && Option.isSome(yield* blobs.size(existing.value.renditionHash).pipe(Effect.orDie))) {
+        if (
+          Option.isSome(existing) && Option.isSome(yield* blobs.size(existing.value.renditionHash).pipe(Effect.orDie))
+        ) {
           return existing.value
         }
         yield* build(sourceHash, detected)

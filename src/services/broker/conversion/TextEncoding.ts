@@ -8,7 +8,14 @@
 import chardet from "chardet"
 
 /** The Unicode encodings this module recognises by their bytes; legacy ones are any label TextDecoder knows. */
-export type TextEncodingName = "utf-8" | "utf-16le" | "utf-16be" | "utf-32le" | "utf-32be" | "windows-1252" | (string & {})
+export type TextEncodingName =
+  | "utf-8"
+  | "utf-16le"
+  | "utf-16be"
+  | "utf-32le"
+  | "utf-32be"
+  | "windows-1252"
+  | (string & {})
 
 export interface EncodingGuess {
   readonly encoding: TextEncodingName
@@ -153,7 +160,8 @@ export const decodeText = (bytes: Uint8Array): { readonly text: string; readonly
  * vertical tab, form feed, carriage return, backspace, escape and the DOS end-of-file mark, and no
  * C1 controls (which windows-1252 leaves only for bytes it does not define).
  */
-export const looksLikeText = (text: string): boolean => !/[\u0000-\u0007\u000E-\u0019\u001C-\u001F\u0080-\u009F\uFFFE\uFFFF]/.test(text)
+export const looksLikeText = (text: string): boolean =>
+  !/[\u0000-\u0007\u000E-\u0019\u001C-\u001F\u0080-\u009F\uFFFE\uFFFF]/.test(text)
 
 // ---------------------------------------------------------------------------------------------
 // HTML

@@ -40,9 +40,17 @@ export class Conversions extends Effect.Service<Conversions>()("docstack/Convers
           return { pages: converted.reduce((sum, c) => sum + c.pages, 0) }
         }
         const { doc, detected } = target
-        if (doc.registeredPages) return yield* processingFailed(doc.id)({ message: "The document was registered from a layout: it has no file to convert" })
+        if (doc.registeredPages) {
+          return yield* processingFailed(doc.id)({
+            message: "The document was registered from a layout: it has no file to convert"
+          })
+        }
         if (!doc.sourceHash || !detected || !isConvertible(detected)) {
-          return yield* processingFailed(doc.id)({ message: `A ${doc.format === "unknown" ? "file of unknown format" : `${doc.format} file`} cannot be converted to PDF` })
+          return yield* processingFailed(doc.id)({
+            message: `A ${
+              doc.format === "unknown" ? "file of unknown format" : `${doc.format} file`
+            } cannot be converted to PDF`
+          })
         }
         const rendition = yield* renditions.prepare(doc.sourceHash, detected)
         return { pages: rendition.pages.length }
@@ -59,7 +67,9 @@ export class Conversions extends Effect.Service<Conversions>()("docstack/Convers
 
       list: orders.list("conversion").pipe(Effect.map((list) => list.map((order) => toConversionOrder(order, false)))),
 
-      get: Effect.fn("Conversions.get")((id: string) => orders.existing("conversion", id).pipe(Effect.map((order) => toConversionOrder(order, true)))),
+      get: Effect.fn("Conversions.get")((id: string) =>
+        orders.existing("conversion", id).pipe(Effect.map((order) => toConversionOrder(order, true)))
+      ),
 
       remove: Effect.fn("Conversions.remove")((id: string) => orders.removeOne("conversion", id)),
 

@@ -26,7 +26,16 @@ export interface FileContent {
 
 const zipAsync = promisify(zip)
 
-const EXTENSIONS: Readonly<Record<string, string>> = { pdf: "pdf", png: "png", jpeg: "jpg", gif: "gif", webp: "webp", tiff: "tif", bmp: "bmp", text: "txt" }
+const EXTENSIONS: Readonly<Record<string, string>> = {
+  pdf: "pdf",
+  png: "png",
+  jpeg: "jpg",
+  gif: "gif",
+  webp: "webp",
+  tiff: "tif",
+  bmp: "bmp",
+  text: "txt"
+}
 
 /** A file name for a title: characters file systems refuse replaced, the extension added when missing. */
 export const fileNameOf = (title: string, extension: string) => {
@@ -46,7 +55,13 @@ export class DocumentFiles extends Effect.Service<DocumentFiles>()("docstack/Doc
       blobs.size(hash).pipe(
         Effect.mapError(processingFailed(doc.id)),
         Effect.flatMap(Option.match({
-          onNone: () => Effect.fail(new DocumentProcessingFailed({ documentId: doc.id, message: "The document's bytes are missing from the blob store" })),
+          onNone: () =>
+            Effect.fail(
+              new DocumentProcessingFailed({
+                documentId: doc.id,
+                message: "The document's bytes are missing from the blob store"
+              })
+            ),
           onSome: (size): Effect.Effect<FileContent> =>
             Effect.succeed({
               contentType,
@@ -58,12 +73,30 @@ export class DocumentFiles extends Effect.Service<DocumentFiles>()("docstack/Doc
       )
 
     /** A file kept in the derived cache under `hash` (made the first time), streamed from there. */
-    const derivedFile = <E>(hash: string, name: string, contentType: string, fileName: string, made: Effect.Effect<number, E>) =>
-      made.pipe(Effect.map((size): FileContent => ({ contentType, fileName, size, read: (range) => derived.stream(hash, name, range) })))
+    const derivedFile = <E>(
+      hash: string,
+      name: string,
+      contentType: string,
+      fileName: string,
+      made: Effect.Effect<number, E>
+    ) =>
+      made.pipe(
+        Effect.map((size): FileContent => ({
+          contentType,
+          fileName,
+          size,
+          read: (range) => derived.stream(hash, name, range)
+        }))
+      )
 
     /** Bytes computed once and kept in the derived cache under `hash`. */
-    const derivedBytes = <E>(hash: string, name: string, contentType: string, fileName: string, compute: Effect.Effect<Uint8Array, E>) =>
-      derivedFile(hash, name, contentType, fileName, derived.fileFromBytes(hash, name, compute))
+    const derivedBytes = <E>(
+      hash: string,
+      name: string,
+      contentType: string,
+      fileName: string,
+      compute: Effect.Effect<Uint8Array, E>
+    ) => derivedFile(hash, name, contentType, fileName, derived.fileFromBytes(hash, name, compute))
 
     const compressed = (doc: DocumentRecord, sourceHash: string) =>
       derivedBytes(
@@ -76,7 +109,8 @@ export class DocumentFiles extends Effect.Service<DocumentFiles>()("docstack/Doc
           Effect.flatMap((bytes) =>
             Effect.tryPromise({
               try: () => zipAsync({ [fileNameOf(doc.title ?? doc.id, EXTENSIONS[doc.format] ?? doc.format)]: bytes }),
-              catch: (error) => new DocumentProcessingFailed({ documentId: doc.id, message: `Compressing failed: ${String(error)}` })
+              catch: (error) =>
+                new DocumentProcessingFailed({ documentId: doc.id, message: `Compressing failed: ${String(error)}` })
             })
           )
         )
@@ -88,7 +122,11 @@ export class DocumentFiles extends Effect.Service<DocumentFiles>()("docstack/Doc
         const ids = yield* resolver.documentIdsUnder(target)
         const docs = yield* Effect.forEach(ids, resolver.ready)
         const sources = yield* Effect.forEach(docs, resolver.pdfOf)
-        if (sources.length === 0) return yield* processingFailed(target.id)({ message: "None of the parts of this composite document can be shown as pages" })
+        if (sources.length === 0) {
+          return yield* processingFailed(target.id)({
+            message: "None of the parts of this composite document can be shown as pages"
+          })
+        }
         const key = createHash("sha256").update(sources.map((s) => s.hash).join("\n")).digest("hex").slice(0, 32)
         const name = `merged-${key}.pdf`
         return yield* derivedFile(
@@ -96,7 +134,10 @@ export class DocumentFiles extends Effect.Service<DocumentFiles>()("docstack/Doc
           name,
           "application/pdf",
           fileNameOf(target.title ?? target.id, "pdf"),
-          derived.file(sources[0]!.hash, name, (outPath) => engine.runDocumentWork(new MergePdfs({ sources, outPath })).pipe(Effect.mapError(processingFailed(target.id))))
+          derived.file(sources[0]!.hash, name, (outPath) =>
+            engine.runDocumentWork(new MergePdfs({ sources, outPath })).pipe(
+              Effect.mapError(processingFailed(target.id))
+            ))
         )
       })
 
@@ -109,25 +150,39 @@ export class DocumentFiles extends Effect.Service<DocumentFiles>()("docstack/Doc
 
     return {
       /** GET /documents/{id}/file: the original (no format), its PDF rendition (pdf, rendered) or a ZIP of it (compressed). */
-      file: Effect.fn("DocumentFiles.file")(function*(documentId: string, format: "pdf" | "rendered" | "compressed" | undefined) {
-        const target = yield* resolver.resolve(documentId)
-        if (target.kind === "container") {
-          if (format === "pdf" || format === "rendered") return yield* mergedPdf(target)
-          if (!target.file?.sourceHash) {
-            return yield* processingFailed(documentId)({ message: "A folder has no file of its own: ask for format=pdf, all its parts in one PDF" })
+      file: Effect.fn("DocumentFiles.file")(
+        function*(documentId: string, format: "pdf" | "rendered" | "compressed" | undefined) {
+          const target = yield* resolver.resolve(documentId)
+          if (target.kind === "container") {
+            if (format === "pdf" || format === "rendered") return yield* mergedPdf(target)
+            if (!target.file?.sourceHash) {
+              return yield* processingFailed(documentId)({
+                message: "A folder has no file of its own: ask for format=pdf, all its parts in one PDF"
+              })
+            }
+            return yield* (format === "compressed"
+              ? compressed(target.file, target.file.sourceHash)
+              : blobFile(
+                target.file,
+                target.file.sourceHash,
+                target.file.mimeType,
+                EXTENSIONS[target.format] ?? target.format
+              ))
           }
-          return yield* (format === "compressed"
-            ? compressed(target.file, target.file.sourceHash)
-            : blobFile(target.file, target.file.sourceHash, target.file.mimeType, EXTENSIONS[target.format] ?? target.format))
+          const { doc } = target
+          if (!doc.sourceHash) {
+            return yield* new DocumentProcessingFailed({
+              documentId,
+              message: "The document was registered from a layout and has no file"
+            })
+          }
+          if (format === "compressed") return yield* compressed(doc, doc.sourceHash)
+          if (format === undefined) {
+            return yield* blobFile(doc, doc.sourceHash, doc.mimeType, EXTENSIONS[doc.format] ?? doc.format)
+          }
+          return yield* renditionFile(documentId)
         }
-        const { doc } = target
-        if (!doc.sourceHash) {
-          return yield* new DocumentProcessingFailed({ documentId, message: "The document was registered from a layout and has no file" })
-        }
-        if (format === "compressed") return yield* compressed(doc, doc.sourceHash)
-        if (format === undefined) return yield* blobFile(doc, doc.sourceHash, doc.mimeType, EXTENSIONS[doc.format] ?? doc.format)
-        return yield* renditionFile(documentId)
-      }),
+      ),
 
       /** The PDF ready to print as it stands (annotations drawn in by Transformations.printable). */
       printable: Effect.fn("DocumentFiles.printable")(renditionFile),
@@ -137,7 +192,13 @@ export class DocumentFiles extends Effect.Service<DocumentFiles>()("docstack/Doc
         Effect.gen(function*() {
           const doc = yield* resolver.ready(documentId)
           const pdf = yield* resolver.pdfOf(doc)
-          return yield* derivedBytes(pdf.hash, name, "application/pdf", fileNameOf(doc.title ?? doc.id, "pdf"), compute(pdf))
+          return yield* derivedBytes(
+            pdf.hash,
+            name,
+            "application/pdf",
+            fileNameOf(doc.title ?? doc.id, "pdf"),
+            compute(pdf)
+          )
         })
     }
   }),

@@ -18,12 +18,26 @@ import { Orders } from "../orders/Orders.ts"
 import { type ContainerTarget, DocumentResolver } from "./DocumentResolver.ts"
 
 /** The children of a container as the layout lists them: folders expanded in place, everything else a stub. */
-const childrenOf = (target: ContainerTarget, entries: ReadonlyArray<PartEntry>): Array<DocumentReference | DocumentContainer> =>
+const childrenOf = (
+  target: ContainerTarget,
+  entries: ReadonlyArray<PartEntry>
+): Array<DocumentReference | DocumentContainer> =>
   entries.map((entry) => {
     const documentId = `${target.numbering}/${entry.index}`
     return entry.kind === "folder"
-      ? { type: `${LAYOUT_TYPE_PREFIX}DocumentContainer`, documentId, documentTitle: entry.name, mimeType: null, children: childrenOf(target, entry.children) }
-      : new DocumentReference({ type: `${LAYOUT_TYPE_PREFIX}DocumentReference`, documentId, documentTitle: entry.name, mimeType: entry.mimeType })
+      ? {
+        type: `${LAYOUT_TYPE_PREFIX}DocumentContainer`,
+        documentId,
+        documentTitle: entry.name,
+        mimeType: null,
+        children: childrenOf(target, entry.children)
+      }
+      : new DocumentReference({
+        type: `${LAYOUT_TYPE_PREFIX}DocumentReference`,
+        documentId,
+        documentTitle: entry.name,
+        mimeType: entry.mimeType
+      })
   })
 
 export class DocumentInfo extends Effect.Service<DocumentInfo>()("docstack/DocumentInfo", {
@@ -33,7 +47,9 @@ export class DocumentInfo extends Effect.Service<DocumentInfo>()("docstack/Docum
 
     const conversionOrderIds = (documentId: string) =>
       orders.forDocument("conversion", documentId).pipe(
-        Effect.map((list) => Object.fromEntries(list.map((order): [string, { id: string }] => [order.format ?? "pdf", { id: order.id }])))
+        Effect.map((list) =>
+          Object.fromEntries(list.map((order): [string, { id: string }] => [order.format ?? "pdf", { id: order.id }]))
+        )
       )
 
     return {
@@ -49,7 +65,10 @@ export class DocumentInfo extends Effect.Service<DocumentInfo>()("docstack/Docum
             renderedFormat: "pdf",
             conversionOrderIds: conversions,
             documentTitle: target.title,
-            documentMetadata: JSON.stringify({ parts: String(target.entries.length), ...(target.file?.sourceSize ? { fileSize: String(target.file.sourceSize) } : {}) }),
+            documentMetadata: JSON.stringify({
+              parts: String(target.entries.length),
+              ...(target.file?.sourceSize ? { fileSize: String(target.file.sourceSize) } : {})
+            }),
             urlParameters: []
           })
         }
@@ -64,7 +83,11 @@ export class DocumentInfo extends Effect.Service<DocumentInfo>()("docstack/Docum
           renderedFormat: rendered ? "pdf" : doc.format,
           conversionOrderIds: conversions,
           documentTitle: doc.title,
-          documentMetadata: JSON.stringify({ ...doc.renditionInfo, ...(pages ? { pageCount: String(pages.length) } : {}), ...(doc.sourceSize !== null ? { fileSize: String(doc.sourceSize) } : {}) }),
+          documentMetadata: JSON.stringify({
+            ...doc.renditionInfo,
+            ...(pages ? { pageCount: String(pages.length) } : {}),
+            ...(doc.sourceSize !== null ? { fileSize: String(doc.sourceSize) } : {})
+          }),
           urlParameters: []
         })
       }),

@@ -32,13 +32,17 @@ export const DocumentRegistrationConfig = Config.all({
   uploadDrainBytes
 })
 
-const SUPPORTED_FORMATS = "the broker shows PDF, images (PNG, JPEG, GIF, WebP, BMP, TIFF), office files (Word, Excel, PowerPoint, OpenDocument, RTF, CSV), " +
+const SUPPORTED_FORMATS =
+  "the broker shows PDF, images (PNG, JPEG, GIF, WebP, BMP, TIFF), office files (Word, Excel, PowerPoint, OpenDocument, RTF, CSV), " +
   "text, HTML, XPS, EPUB, emails (EML, MSG) and ZIP archives"
 
 const newDocumentId = () => `b64_${randomBytes(18).toString("base64url")}`
 
 const uploadTooLarge = (limitBytes: number) =>
-  new UploadTooLarge({ limitBytes, message: `The upload is larger than the limit of ${limitBytes} bytes (MAX_UPLOAD_BYTES)` })
+  new UploadTooLarge({
+    limitBytes,
+    message: `The upload is larger than the limit of ${limitBytes} bytes (MAX_UPLOAD_BYTES)`
+  })
 
 export class DocumentRegistration extends Effect.Service<DocumentRegistration>()("docstack/DocumentRegistration", {
   effect: Effect.gen(function*() {
@@ -55,63 +59,94 @@ export class DocumentRegistration extends Effect.Service<DocumentRegistration>()
     const release = (hashes: ReadonlyArray<string>) =>
       registry.release(hashes).pipe(
         Effect.flatMap((orphans) =>
-          Effect.forEach(orphans, (hash) => Effect.zipRight(blobs.remove(hash).pipe(Effect.orDie), derived.drop(hash)), { discard: true })
+          Effect.forEach(
+            orphans,
+            (hash) => Effect.zipRight(blobs.remove(hash).pipe(Effect.orDie), derived.drop(hash)),
+            { discard: true }
+          )
         )
       )
 
     /** Stores the body, recognises and analyses it, and registers the document; a refused file leaves nothing behind. */
-    const upload = Effect.fn("DocumentRegistration.upload")(function*(body: Stream.Stream<Uint8Array, InvalidRequest>, params: UploadParams) {
-      if (params.documentId !== undefined && Option.isSome(yield* registry.find(params.documentId))) {
-        return yield* DocumentAlreadyExists.of(params.documentId)
+    const upload = Effect.fn("DocumentRegistration.upload")(
+      function*(body: Stream.Stream<Uint8Array, InvalidRequest>, params: UploadParams) {
+        if (params.documentId !== undefined && Option.isSome(yield* registry.find(params.documentId))) {
+          return yield* DocumentAlreadyExists.of(params.documentId)
+        }
+        const stored = yield* blobs.put(
+          capBody(body, config.maxUploadBytes, config.uploadDrainBytes, () => uploadTooLarge(config.maxUploadBytes)),
+          config.maxUploadBytes
+        ).pipe(
+          Effect.catchTags({
+            BlobTooLarge: () => Effect.fail(uploadTooLarge(config.maxUploadBytes)),
+            BlobStoreError: Effect.die
+          })
+        )
+        return yield* Effect.gen(function*() {
+          if (stored.size === 0) {
+            return yield* new InvalidRequest({ message: "The request body is empty: send the file's bytes" })
+          }
+          const detected = yield* detectFile(
+            yield* blobs.localPath(stored.hash).pipe(Effect.orDie),
+            params.documentTitle ?? null
+          )
+          if (detected?.kind === "protected") {
+            return yield* new InvalidRequest({
+              message:
+                `The ${detected.format} file is protected by a password; upload it without the password protection`
+            })
+          }
+          if (detected?.kind === "pdf" || detected?.kind === "image") {
+            yield* renditions.prepare(stored.hash, detected).pipe(
+              Effect.mapError((e) => new InvalidRequest({ message: e.message }))
+            )
+          } else if (isComposite(detected)) {
+            yield* containers.expansion(stored.hash, detected!).pipe(
+              Effect.mapError((e) => new InvalidRequest({ message: e.message }))
+            )
+          } else if (!isConvertible(detected) && params.failOnUnsupported) {
+            return yield* new InvalidRequest({ message: `Unsupported format: ${SUPPORTED_FORMATS}` })
+          }
+          const documentId = params.documentId ?? newDocumentId()
+          yield* registry.insert({
+            id: documentId,
+            title: params.documentTitle ?? null,
+            mimeType: detected?.mimeType ?? "application/octet-stream",
+            format: detected?.format ?? "unknown",
+            sourceHash: stored.hash,
+            sourceSize: stored.size,
+            registeredPages: null,
+            renditionKey: renditionKey(stored.hash, detected) === stored.hash
+              ? null
+              : renditionKey(stored.hash, detected)
+          })
+          // Office files and the like are converted in an order; a later layout request waits for it.
+          if (isConvertible(detected) && Option.isNone(yield* renditions.find(stored.hash, detected))) {
+            yield* orders.submit({ kind: "conversion", documentId, format: "pdf" })
+          }
+          return new DocumentIdRef({ id: documentId })
+        }).pipe(Effect.onError(() => release([stored.hash])))
       }
-      const stored = yield* blobs.put(capBody(body, config.maxUploadBytes, config.uploadDrainBytes, () => uploadTooLarge(config.maxUploadBytes)), config.maxUploadBytes).pipe(
-        Effect.catchTags({ BlobTooLarge: () => Effect.fail(uploadTooLarge(config.maxUploadBytes)), BlobStoreError: Effect.die })
-      )
-      return yield* Effect.gen(function*() {
-        if (stored.size === 0) return yield* new InvalidRequest({ message: "The request body is empty: send the file's bytes" })
-        const detected = yield* detectFile(yield* blobs.localPath(stored.hash).pipe(Effect.orDie), params.documentTitle ?? null)
-        if (detected?.kind === "protected") {
-          return yield* new InvalidRequest({ message: `The ${detected.format} file is protected by a password; upload it without the password protection` })
-        }
-        if (detected?.kind === "pdf" || detected?.kind === "image") {
-          yield* renditions.prepare(stored.hash, detected).pipe(Effect.mapError((e) => new InvalidRequest({ message: e.message })))
-        } else if (isComposite(detected)) {
-          yield* containers.expansion(stored.hash, detected!).pipe(Effect.mapError((e) => new InvalidRequest({ message: e.message })))
-        } else if (!isConvertible(detected) && params.failOnUnsupported) {
-          return yield* new InvalidRequest({ message: `Unsupported format: ${SUPPORTED_FORMATS}` })
-        }
-        const documentId = params.documentId ?? newDocumentId()
-        yield* registry.insert({
-          id: documentId,
-          title: params.documentTitle ?? null,
-          mimeType: detected?.mimeType ?? "application/octet-stream",
-          format: detected?.format ?? "unknown",
-          sourceHash: stored.hash,
-          sourceSize: stored.size,
-          registeredPages: null,
-          renditionKey: renditionKey(stored.hash, detected) === stored.hash ? null : renditionKey(stored.hash, detected)
-        })
-        // Office files and the like are converted in an order; a later layout request waits for it.
-        if (isConvertible(detected) && Option.isNone(yield* renditions.find(stored.hash, detected))) {
-          yield* orders.submit({ kind: "conversion", documentId, format: "pdf" })
-        }
-        return new DocumentIdRef({ id: documentId })
-      }).pipe(Effect.onError(() => release([stored.hash])))
-    })
+    )
 
     return {
       upload,
 
       /** POST /documents with documentUrl, and POST /accessor/load: the same registration, with the bytes fetched. */
-      uploadFromUrl: Effect.fn("DocumentRegistration.uploadFromUrl")(function*(documentUrl: string, params: UploadParams) {
-        const fetched = yield* urls.fetch(documentUrl).pipe(
-          Effect.mapError((e) => (e.reason === "unreachable" ? new SourceUnreachable({ message: e.message }) : new InvalidRequest({ message: e.message })))
-        )
-        return yield* upload(
-          fetched.body.pipe(Stream.mapError((e) => new InvalidRequest({ message: e.message }))),
-          { ...params, documentTitle: params.documentTitle ?? fetched.fileName }
-        )
-      }),
+      uploadFromUrl: Effect.fn("DocumentRegistration.uploadFromUrl")(
+        function*(documentUrl: string, params: UploadParams) {
+          const fetched = yield* urls.fetch(documentUrl).pipe(
+            Effect.mapError((e) => (e.reason === "unreachable"
+              ? new SourceUnreachable({ message: e.message })
+              : new InvalidRequest({ message: e.message }))
+            )
+          )
+          return yield* upload(
+            fetched.body.pipe(Stream.mapError((e) => new InvalidRequest({ message: e.message }))),
+            { ...params, documentTitle: params.documentTitle ?? fetched.fileName }
+          )
+        }
+      ),
 
       registerLayout: Effect.fn("DocumentRegistration.registerLayout")(function*(layout: LayoutRegistration) {
         const id = typeof layout.documentId === "string" ? layout.documentId : layout.documentId.id
@@ -123,14 +158,26 @@ export class DocumentRegistration extends Effect.Service<DocumentRegistration>()
           sourceHash: null,
           sourceSize: null,
           renditionKey: null,
-          registeredPages: layout.pageDimensionsList.map((p) => new PageRecord({ width: p.width, height: p.height, rotation: p.rotation, dpi: p.dpi }))
+          registeredPages: layout.pageDimensionsList.map((p) =>
+            new PageRecord({ width: p.width, height: p.height, rotation: p.rotation, dpi: p.dpi })
+          )
         })
       }),
 
       /** Registers a PDF the broker made (a transformation's or comparison's result) as a document of its own. */
       registerPdf: Effect.fn("DocumentRegistration.registerPdf")((bytes: Uint8Array, title: string | undefined) =>
-        upload(Stream.succeed(bytes), new UploadParams({ ...(title === undefined ? {} : { documentTitle: title }), failOnUnsupported: true })).pipe(
-          Effect.catchAll((error) => Effect.fail(new DocumentProcessingFailed({ documentId: "", message: `The result could not be registered: ${error.message}` })))
+        upload(
+          Stream.succeed(bytes),
+          new UploadParams({ ...(title === undefined ? {} : { documentTitle: title }), failOnUnsupported: true })
+        ).pipe(
+          Effect.catchAll((error) =>
+            Effect.fail(
+              new DocumentProcessingFailed({
+                documentId: "",
+                message: `The result could not be registered: ${error.message}`
+              })
+            )
+          )
         )
       ),
 
@@ -146,5 +193,12 @@ export class DocumentRegistration extends Effect.Service<DocumentRegistration>()
       })
     }
   }),
-  dependencies: [DocumentRegistry.Default, DerivedCache.Default, UrlFetcher.Default, Renditions.Default, Containers.Default, Orders.Default]
+  dependencies: [
+    DocumentRegistry.Default,
+    DerivedCache.Default,
+    UrlFetcher.Default,
+    Renditions.Default,
+    Containers.Default,
+    Orders.Default
+  ]
 }) {}

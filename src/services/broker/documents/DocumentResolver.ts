@@ -49,7 +49,8 @@ export const titleOf = (doc: DocumentRecord) => doc.title ?? doc.renditionInfo?.
 const notPages = (target: ContainerTarget) =>
   new DocumentProcessingFailed({
     documentId: target.id,
-    message: "This is a composite document (an email, an archive or a folder): it has no pages of its own. Open its parts, listed in its layout"
+    message:
+      "This is a composite document (an email, an archive or a folder): it has no pages of its own. Open its parts, listed in its layout"
   })
 
 export class DocumentResolver extends Effect.Service<DocumentResolver>()("docstack/DocumentResolver", {
@@ -80,11 +81,17 @@ export class DocumentResolver extends Effect.Service<DocumentResolver>()("docsta
 
     const targetOf = (doc: DocumentRecord): Effect.Effect<Target, DocumentProcessingFailed> => {
       const detected = formatOfRecord(doc.format, doc.mimeType)
-      return doc.sourceHash && isComposite(detected) ? containerOf(doc, detected!) : Effect.succeed({ kind: "document", doc, detected })
+      return doc.sourceHash && isComposite(detected)
+        ? containerOf(doc, detected!)
+        : Effect.succeed({ kind: "document", doc, detected })
     }
 
     /** A part as a document record of its own: its bytes, what they are, and their rendition if built. */
-    const partRecord = (id: string, entry: Extract<PartEntry, { kind: "file" }>, detected: DetectedFormat | undefined) =>
+    const partRecord = (
+      id: string,
+      entry: Extract<PartEntry, { kind: "file" }>,
+      detected: DetectedFormat | undefined
+    ) =>
       renditions.find(entry.hash, detected).pipe(
         Effect.map((rendition) =>
           new DocumentRecord({
@@ -130,13 +137,25 @@ export class DocumentResolver extends Effect.Service<DocumentResolver>()("docsta
     const awaitConversion = (doc: DocumentRecord) =>
       Effect.gen(function*() {
         const latest = (yield* orders.forDocument("conversion", doc.id)).at(-1)
-        if (latest?.state === "FAILED") return yield* processingFailed(doc.id)({ message: latest.errorMessage ?? "The conversion failed" })
-        const orderId = latest && !latest.finished ? latest.id : yield* orders.submit({ kind: "conversion", documentId: doc.id, format: "pdf" })
+        if (latest?.state === "FAILED") {
+          return yield* processingFailed(doc.id)({ message: latest.errorMessage ?? "The conversion failed" })
+        }
+        const orderId = latest && !latest.finished
+          ? latest.id
+          : yield* orders.submit({ kind: "conversion", documentId: doc.id, format: "pdf" })
         const done = yield* orders.awaitFinished(orderId, conversionWait)
-        if (Option.isNone(done)) return yield* processingFailed(doc.id)({ message: "The conversion of this document was cancelled" })
-        if (done.value.state === "FAILED") return yield* processingFailed(doc.id)({ message: done.value.errorMessage ?? "The conversion failed" })
+        if (Option.isNone(done)) {
+          return yield* processingFailed(doc.id)({ message: "The conversion of this document was cancelled" })
+        }
+        if (done.value.state === "FAILED") {
+          return yield* processingFailed(doc.id)({ message: done.value.errorMessage ?? "The conversion failed" })
+        }
         if (!done.value.finished) {
-          return yield* processingFailed(doc.id)({ message: `The document is still being converted after ${Duration.format(conversionWait)} (CONVERSION_WAIT_TIMEOUT)` })
+          return yield* processingFailed(doc.id)({
+            message: `The document is still being converted after ${
+              Duration.format(conversionWait)
+            } (CONVERSION_WAIT_TIMEOUT)`
+          })
         }
       })
 
@@ -155,32 +174,50 @@ export class DocumentResolver extends Effect.Service<DocumentResolver>()("docsta
       const pages = doc.renditionPages ?? doc.registeredPages
       return pages
         ? Effect.succeed(pages)
-        : Effect.fail(new DocumentProcessingFailed({ documentId: doc.id, message: `The ${doc.format} file of this document cannot be shown as pages` }))
+        : Effect.fail(
+          new DocumentProcessingFailed({
+            documentId: doc.id,
+            message: `The ${doc.format} file of this document cannot be shown as pages`
+          })
+        )
     }
 
     const renditionHashOf = (doc: DocumentRecord): Effect.Effect<string, DocumentProcessingFailed> =>
       doc.renditionHash
         ? Effect.succeed(doc.renditionHash)
-        : Effect.fail(new DocumentProcessingFailed({
-          documentId: doc.id,
-          message: doc.sourceHash ? `The ${doc.format} file of this document has no PDF rendition` : "The document was registered from a layout and has no content"
-        }))
+        : Effect.fail(
+          new DocumentProcessingFailed({
+            documentId: doc.id,
+            message: doc.sourceHash
+              ? `The ${doc.format} file of this document has no PDF rendition`
+              : "The document was registered from a layout and has no content"
+          })
+        )
 
     const pdfOf = (doc: DocumentRecord): Effect.Effect<PdfSource, DocumentProcessingFailed> =>
       renditionHashOf(doc).pipe(
-        Effect.flatMap((hash) => blobs.localPath(hash).pipe(Effect.map((path) => ({ hash, path })), Effect.mapError(processingFailed(doc.id))))
+        Effect.flatMap((hash) =>
+          blobs.localPath(hash).pipe(Effect.map((path) => ({ hash, path })), Effect.mapError(processingFailed(doc.id)))
+        )
       )
 
     /** Every document under a container, in layout order (depth first), as IDs; parts that are not documents (unknown files) left out. */
-    const documentIdsUnder = (target: ContainerTarget): Effect.Effect<ReadonlyArray<string>, DocumentNotFound | DocumentProcessingFailed> =>
-      Effect.forEach(target.entries.flatMap(function walk(entry): Array<string> {
-        return entry.kind === "folder" ? entry.children.flatMap(walk) : [`${target.numbering}/${entry.index}`]
-      }), (id) =>
-        resolve(id).pipe(
-          Effect.flatMap((part) =>
-            part.kind === "container" ? documentIdsUnder(part) : Effect.succeed(part.doc.registeredPages || isConvertible(part.detected) ? [id] : [])
+    const documentIdsUnder = (
+      target: ContainerTarget
+    ): Effect.Effect<ReadonlyArray<string>, DocumentNotFound | DocumentProcessingFailed> =>
+      Effect.forEach(
+        target.entries.flatMap(function walk(entry): Array<string> {
+          return entry.kind === "folder" ? entry.children.flatMap(walk) : [`${target.numbering}/${entry.index}`]
+        }),
+        (id) =>
+          resolve(id).pipe(
+            Effect.flatMap((part) =>
+              part.kind === "container"
+                ? documentIdsUnder(part)
+                : Effect.succeed(part.doc.registeredPages || isConvertible(part.detected) ? [id] : [])
+            )
           )
-        )).pipe(Effect.map((ids) => ids.flat()))
+      ).pipe(Effect.map((ids) => ids.flat()))
 
     return {
       resolve,
@@ -197,7 +234,10 @@ export class DocumentResolver extends Effect.Service<DocumentResolver>()("docsta
         pagesOf(doc).pipe(
           Effect.filterOrFail(
             (pages) => Number.isInteger(page) && page >= 0 && page < pages.length,
-            (pages) => new InvalidRequest({ message: `Page ${page} does not exist: the document has pages 0 to ${pages.length - 1}` })
+            (pages) =>
+              new InvalidRequest({
+                message: `Page ${page} does not exist: the document has pages 0 to ${pages.length - 1}`
+              })
           )
         ),
 
@@ -216,14 +256,18 @@ export class DocumentResolver extends Effect.Service<DocumentResolver>()("docsta
        */
       sourcePageCount: Effect.fn("DocumentResolver.sourcePageCount")(function*(documentId: string) {
         const target = yield* resolve(documentId)
-        if (target.kind === "container") return yield* new InvalidRequest({ message: `${documentId}: ${notPages(target).message}` })
+        if (target.kind === "container") {
+          return yield* new InvalidRequest({ message: `${documentId}: ${notPages(target).message}` })
+        }
         const pages = target.doc.renditionPages ?? target.doc.registeredPages
         return Option.fromNullable(pages?.length)
       }),
 
       /** The document's title, if it has one: the one it was given, else its PDF's own /Title. */
       title: Effect.fn("DocumentResolver.title")((documentId: string) =>
-        resolve(documentId).pipe(Effect.map((target) => Option.fromNullable(target.kind === "container" ? target.title : titleOf(target.doc))))
+        resolve(documentId).pipe(
+          Effect.map((target) => Option.fromNullable(target.kind === "container" ? target.title : titleOf(target.doc)))
+        )
       )
     }
   }),

@@ -11,9 +11,15 @@ import type { MergePdfs } from "./MergeRequests.ts"
 export const mergeHandlers: WorkerRunner.SerializedRunner.Handlers<MergePdfs> = {
   MergePdfs: (req) =>
     Effect.gen(function*() {
-      const sources = yield* Effect.forEach(req.sources, (source) => attempt("Opening a part", () => loadWithPdfLib(source.path)))
+      const sources = yield* Effect.forEach(req.sources, (source) =>
+        attempt("Opening a part", () => loadWithPdfLib(source.path)))
       yield* attempt("Merging the parts", async () => {
-        const merged = await assemblePages(sources, sources.flatMap((doc, source) => doc.getPageIndices().map((page) => ({ source, page }))))
+        const merged = await assemblePages(
+          sources,
+          sources.flatMap((doc, source) =>
+            doc.getPageIndices().map((page) => ({ source, page }))
+          )
+        )
         await writeFile(req.outPath, await merged.save())
       })
     })

@@ -18,7 +18,9 @@ import * as nodePath from "node:path"
 import { fileURLToPath } from "node:url"
 import { durationConfig } from "../../common/DurationConfig.ts"
 
-export class UrlRefused extends Data.TaggedError("UrlRefused")<{ readonly message: string; readonly reason: "invalid" | "unreachable" }> {}
+export class UrlRefused
+  extends Data.TaggedError("UrlRefused")<{ readonly message: string; readonly reason: "invalid" | "unreachable" }>
+{}
 
 /** What a fetch delivered: the body and what the server said about it. */
 export interface FetchedDocument {
@@ -27,7 +29,19 @@ export interface FetchedDocument {
 }
 
 const privateRanges = new BlockList()
-for (const [net, prefix] of [["0.0.0.0", 8], ["10.0.0.0", 8], ["100.64.0.0", 10], ["127.0.0.0", 8], ["169.254.0.0", 16], ["172.16.0.0", 12], ["192.168.0.0", 16], ["224.0.0.0", 4], ["240.0.0.0", 4]] as const) {
+for (
+  const [net, prefix] of [
+    ["0.0.0.0", 8],
+    ["10.0.0.0", 8],
+    ["100.64.0.0", 10],
+    ["127.0.0.0", 8],
+    ["169.254.0.0", 16],
+    ["172.16.0.0", 12],
+    ["192.168.0.0", 16],
+    ["224.0.0.0", 4],
+    ["240.0.0.0", 4]
+  ] as const
+) {
   privateRanges.addSubnet(net, prefix, "ipv4")
 }
 for (const [net, prefix] of [["::", 128], ["::1", 128], ["fc00::", 7], ["fe80::", 10], ["ff00::", 8]] as const) {
@@ -73,7 +87,13 @@ export class UrlFetcher extends Effect.Service<UrlFetcher>()("docstack/UrlFetche
         if (error) return callback(error, "", 0)
         const refused = allowPrivate ? undefined : addresses.find((a) => isPrivateAddress(a.address))
         if (refused) {
-          return callback(Object.assign(new Error(`${hostname} resolves to ${refused.address}, a private or loopback address`), { code: "EPRIVATE" }), "", 0)
+          return callback(
+            Object.assign(new Error(`${hostname} resolves to ${refused.address}, a private or loopback address`), {
+              code: "EPRIVATE"
+            }),
+            "",
+            0
+          )
         }
         if (options.all) return (callback as unknown as (e: null, all: Array<LookupAddress>) => void)(null, addresses)
         callback(null, addresses[0]!.address, addresses[0]!.family)
@@ -85,22 +105,37 @@ export class UrlFetcher extends Effect.Service<UrlFetcher>()("docstack/UrlFetche
     /** A local file, after resolving links and `..`, must lie inside one of the configured roots. */
     const readFile = (file: string) =>
       Effect.gen(function*() {
-        if (fileRoots.length === 0) return yield* refuse("Local files cannot be loaded: no directory is allowed (FILE_URL_ROOTS)")
+        if (fileRoots.length === 0) {
+          return yield* refuse("Local files cannot be loaded: no directory is allowed (FILE_URL_ROOTS)")
+        }
         if (!nodePath.isAbsolute(file)) return yield* refuse(`'${file}' is not an absolute path`)
-        const realRoots = yield* Effect.promise(() => Promise.all(fileRoots.map((root) => realpath(root).catch(() => nodePath.resolve(root)))))
+        const realRoots = yield* Effect.promise(() =>
+          Promise.all(fileRoots.map((root) => realpath(root).catch(() => nodePath.resolve(root))))
+        )
         const within = (roots: ReadonlyArray<string>, candidate: string) =>
-          roots.some((root) => candidate === root || candidate.startsWith(root.endsWith(nodePath.sep) ? root : root + nodePath.sep))
-        const outside = () => refuse(`${file} is outside the directories local files may be loaded from (FILE_URL_ROOTS)`)
+          roots.some((root) =>
+            candidate === root || candidate.startsWith(root.endsWith(nodePath.sep) ? root : root + nodePath.sep)
+          )
+        const outside = () =>
+          refuse(`${file} is outside the directories local files may be loaded from (FILE_URL_ROOTS)`)
         // Checked before touching the file (whether a file outside exists is none of the caller's business),
         // against the roots as written or as resolved (a root may be a link), then after links against the resolved roots.
         const given = nodePath.resolve(file)
-        if (!within(fileRoots.map((root) => nodePath.resolve(root)), given) && !within(realRoots, given)) return yield* outside()
-        const real = yield* Effect.tryPromise({ try: () => realpath(file), catch: () => unreachable(`${file} does not exist or cannot be read`) })
+        if (
+          !within(fileRoots.map((root) => nodePath.resolve(root)), given) && !within(realRoots, given)
+        ) return yield* outside()
+        const real = yield* Effect.tryPromise({
+          try: () => realpath(file),
+          catch: () => unreachable(`${file} does not exist or cannot be read`)
+        })
         if (!within(realRoots, real)) return yield* outside()
         const isFile = yield* Effect.promise(() => stat(real).then((s) => s.isFile(), () => false))
         if (!isFile) return yield* refuse(`${file} is not a file (a directory cannot be loaded as a document)`)
         return {
-          body: Stream.fromAsyncIterable(createReadStream(real), (e) => unreachable(`Reading ${file} failed: ${String(e)}`)),
+          body: Stream.fromAsyncIterable(
+            createReadStream(real),
+            (e) => unreachable(`Reading ${file} failed: ${String(e)}`)
+          ),
           fileName: nodePath.basename(real)
         } satisfies FetchedDocument
       })
@@ -118,7 +153,10 @@ export class UrlFetcher extends Effect.Service<UrlFetcher>()("docstack/UrlFetche
           headers: { "user-agent": "docstack-broker", accept: "*/*" }
         }, (response) => resume(Effect.succeed(response)))
         request.on("error", failed)
-        request.on("timeout", () => request.destroy(Object.assign(new Error(`no answer within ${Duration.format(timeout)}`), { code: "ETIMEDOUT" })))
+        request.on("timeout", () =>
+          request.destroy(
+            Object.assign(new Error(`no answer within ${Duration.format(timeout)}`), { code: "ETIMEDOUT" })
+          ))
         return Effect.sync(() => request.destroy())
       })
 
@@ -132,16 +170,25 @@ export class UrlFetcher extends Effect.Service<UrlFetcher>()("docstack/UrlFetche
           return yield* refuse(`'${address}' is not a URL`)
         }
         if (url.protocol === "file:") {
-          if (url.hostname !== "" && url.hostname !== "localhost") return yield* refuse(`Only local files can be loaded, not ${url.href}`)
+          if (url.hostname !== "" && url.hostname !== "localhost") {
+            return yield* refuse(`Only local files can be loaded, not ${url.href}`)
+          }
           return yield* readFile(fileURLToPath(url))
         }
         for (let hop = 0; hop <= maxRedirects; hop++) {
-          if (url.protocol !== "http:" && url.protocol !== "https:") return yield* refuse(`Only http, https and file URLs are fetched, not ${url.protocol}`)
+          if (url.protocol !== "http:" && url.protocol !== "https:") {
+            return yield* refuse(`Only http, https and file URLs are fetched, not ${url.protocol}`)
+          }
           // A literal address never goes through the lookup above, so it is checked here.
           const host = url.hostname.replace(/^\[|\]$/g, "")
-          if (!allowPrivate && isIP(host) !== 0 && isPrivateAddress(host)) return yield* refuse(`${host} is a private or loopback address`)
+          if (!allowPrivate && isIP(host) !== 0 && isPrivateAddress(host)) {
+            return yield* refuse(`${host} is a private or loopback address`)
+          }
           const response = yield* fetchOnce(url).pipe(
-            Effect.timeoutFail({ duration: timeout, onTimeout: () => unreachable(`${url.href} did not answer within ${Duration.format(timeout)}`) })
+            Effect.timeoutFail({
+              duration: timeout,
+              onTimeout: () => unreachable(`${url.href} did not answer within ${Duration.format(timeout)}`)
+            })
           )
           const status = response.statusCode ?? 0
           const location = response.headers.location
@@ -156,7 +203,10 @@ export class UrlFetcher extends Effect.Service<UrlFetcher>()("docstack/UrlFetche
           }
           const source = url
           return {
-            body: Stream.fromAsyncIterable(response as AsyncIterable<Uint8Array>, (e) => unreachable(`Reading ${source.href} failed: ${String(e)}`)),
+            body: Stream.fromAsyncIterable(
+              response as AsyncIterable<Uint8Array>,
+              (e) => unreachable(`Reading ${source.href} failed: ${String(e)}`)
+            ),
             fileName: fileNameFrom(headerValue(response.headers["content-disposition"]), url)
           } satisfies FetchedDocument
         }

@@ -5,8 +5,8 @@
  * worker handlers beside them, and the worker entry that `PdfWorkerSetup` names runs them all.
  */
 import { Worker } from "@effect/platform"
-import type { WorkerError } from "@effect/platform/WorkerError"
 import { NodeWorker } from "@effect/platform-node"
+import type { WorkerError } from "@effect/platform/WorkerError"
 import { Config, Context, Duration, Effect, Pool, type Schema } from "effect"
 import { rmSync } from "node:fs"
 import { availableParallelism } from "node:os"
@@ -34,7 +34,9 @@ export const PdfEngineConfig = Config.all({
 })
 
 /** The engine's own settings for its threads (WorkerDocuments.ts reads them). */
-export const engineWorkerSettings = PdfEngineConfig.pipe(Config.map((config) => ({ openDocuments: config.openDocumentsPerWorker })))
+export const engineWorkerSettings = PdfEngineConfig.pipe(
+  Config.map((config) => ({ openDocuments: config.openDocumentsPerWorker }))
+)
 
 /** The WorkerError a ParseError of the platform's failure decoding carries, if that is what it is. */
 const workerErrorIn = (error: unknown): { readonly cause?: unknown } | undefined => {
@@ -45,11 +47,17 @@ const workerErrorIn = (error: unknown): { readonly cause?: unknown } | undefined
 /** Why a worker thread stopped, in words (Node says ERR_WORKER_OUT_OF_MEMORY for a heap that ran out). */
 const stoppedBecause = (cause: unknown) => {
   const code = (cause as { code?: unknown } | undefined)?.code
-  return code === "ERR_WORKER_OUT_OF_MEMORY" ? "it ran out of memory" : cause instanceof Error ? cause.message : "it stopped"
+  return code === "ERR_WORKER_OUT_OF_MEMORY"
+    ? "it ran out of memory"
+    : cause instanceof Error
+    ? cause.message
+    : "it stopped"
 }
 
 /** What a request answers: its success, or its declared failure (or PdfOperationFailed when the engine ran out of time). */
-type Result<R> = R extends Schema.WithResult<infer A, infer _I, infer E, infer _EI, infer _R> ? Effect.Effect<A, Exclude<E, WorkerError> | PdfOperationFailed> : never
+type Result<R> = R extends Schema.WithResult<infer A, infer _I, infer E, infer _EI, infer _R>
+  ? Effect.Effect<A, Exclude<E, WorkerError> | PdfOperationFailed>
+  : never
 
 export class PdfEngine extends Effect.Service<PdfEngine>()("docstack/PdfEngine", {
   scoped: Effect.gen(function*() {
@@ -63,8 +71,14 @@ export class PdfEngine extends Effect.Service<PdfEngine>()("docstack/PdfEngine",
       size: Math.max(1, config.workers),
       concurrency: Math.max(1, config.concurrencyPerWorker)
     }).pipe(
-      Effect.provideService(Worker.Spawner, () =>
-        new WorkerThread(bundle, { workerData: setup.settings, resourceLimits: { maxOldGenerationSizeMb: config.workerHeapMb } })),
+      Effect.provideService(
+        Worker.Spawner,
+        () =>
+          new WorkerThread(bundle, {
+            workerData: setup.settings,
+            resourceLimits: { maxOldGenerationSizeMb: config.workerHeapMb }
+          })
+      ),
       Effect.orDie
     )
 
@@ -79,26 +93,38 @@ export class PdfEngine extends Effect.Service<PdfEngine>()("docstack/PdfEngine",
     const onWorker = <R extends Schema.TaggedRequest.All>(request: R) =>
       Effect.scoped(Effect.gen(function*() {
         const worker = yield* pool.backing.get
-        return yield* (worker.executeEffect(request) as unknown as Effect.Effect<unknown, { readonly _tag?: string }>).pipe(
-          Effect.catchIf((e) => e._tag === "ParseError", (e) => {
-            // The platform decodes every failure with the request's failure schema, so a stopped
-            // worker's WorkerError arrives as the ParseError of that decoding.
-            const stopped = workerErrorIn(e)
-            return stopped === undefined
-              ? Effect.die(e)
-              : Pool.invalidate(pool.backing, worker).pipe(
-                Effect.zipRight(Effect.fail(new PdfOperationFailed({ message: `The PDF engine's worker stopped on this request: ${stoppedBecause(stopped.cause)}` })))
-              )
-          })
-        )
+        return yield* (worker.executeEffect(request) as unknown as Effect.Effect<unknown, { readonly _tag?: string }>)
+          .pipe(
+            Effect.catchIf((e) => e._tag === "ParseError", (e) => {
+              // The platform decodes every failure with the request's failure schema, so a stopped
+              // worker's WorkerError arrives as the ParseError of that decoding.
+              const stopped = workerErrorIn(e)
+              return stopped === undefined
+                ? Effect.die(e)
+                : Pool.invalidate(pool.backing, worker).pipe(
+                  Effect.zipRight(
+                    Effect.fail(
+                      new PdfOperationFailed({
+                        message: `The PDF engine's worker stopped on this request: ${stoppedBecause(stopped.cause)}`
+                      })
+                    )
+                  )
+                )
+            })
+          )
       }))
 
     /** Counted in the load and bounded by `timeout`. */
     const bounded = <R extends Schema.TaggedRequest.All>(request: R, timeout: Duration.Duration): Result<R> =>
-      Effect.acquireUseRelease(Effect.sync(() => inFlight++), () => onWorker(request), () => Effect.sync(() => inFlight--)).pipe(
+      Effect.acquireUseRelease(
+        Effect.sync(() => inFlight++),
+        () => onWorker(request),
+        () => Effect.sync(() => inFlight--)
+      ).pipe(
         Effect.timeoutFail({
           duration: timeout,
-          onTimeout: () => new PdfOperationFailed({ message: `The PDF engine took longer than ${Duration.format(timeout)}` })
+          onTimeout: () =>
+            new PdfOperationFailed({ message: `The PDF engine took longer than ${Duration.format(timeout)}` })
         })
       ) as unknown as Result<R>
 
@@ -117,7 +143,8 @@ export class PdfEngine extends Effect.Service<PdfEngine>()("docstack/PdfEngine",
       /** A request about one page or one lookup: bounded by RENDER_TIMEOUT. */
       run: <R extends Schema.TaggedRequest.All>(request: R): Result<R> => bounded(request, config.timeout),
       /** Whole-document work of an order (transformation outputs, comparisons, text difference): bounded by DOCUMENT_WORK_TIMEOUT. */
-      runDocumentWork: <R extends Schema.TaggedRequest.All>(request: R): Result<R> => bounded(request, config.documentWorkTimeout)
+      runDocumentWork: <R extends Schema.TaggedRequest.All>(request: R): Result<R> =>
+        bounded(request, config.documentWorkTimeout)
     }
   }),
   dependencies: [NodeWorker.layerManager]

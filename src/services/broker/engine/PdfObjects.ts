@@ -7,7 +7,8 @@ import { PDFArray, type PDFContext, PDFHexString, PDFName, PDFNumber, type PDFOb
 
 const utf8 = new TextDecoder("utf-8", { fatal: true })
 
-const latin1 = (bytes: Uint8Array): string => Buffer.from(bytes.buffer, bytes.byteOffset, bytes.length).toString("latin1")
+const latin1 = (bytes: Uint8Array): string =>
+  Buffer.from(bytes.buffer, bytes.byteOffset, bytes.length).toString("latin1")
 
 /** A name's text: its bytes as UTF-8 (what PDF 2.0 says, and what the broker writes), else as Latin-1. */
 export const nameText = (name: PDFName): string => {
@@ -54,7 +55,9 @@ export const textOf = (object: PDFObject | undefined): string | undefined => {
 }
 
 /** A name; a string where a name belongs is read as one too (writers mix them up). */
-export const nameOf = (object: PDFObject | undefined): string | undefined => (object instanceof PDFName ? nameText(object) : textOf(object))
+export const nameOf = (
+  object: PDFObject | undefined
+): string | undefined => (object instanceof PDFName ? nameText(object) : textOf(object))
 
 export const numberOf = (object: PDFObject | undefined): number | undefined =>
   object instanceof PDFNumber && Number.isFinite(object.asNumber()) ? object.asNumber() : undefined
@@ -77,7 +80,9 @@ const pad = (n: number, width = 2) => String(Math.trunc(Math.abs(n))).padStart(w
 export const toPdfDate = (iso: string): string => {
   const d = new Date(iso)
   if (Number.isNaN(d.getTime())) return iso
-  return `D:${pad(d.getUTCFullYear(), 4)}${pad(d.getUTCMonth() + 1)}${pad(d.getUTCDate())}${pad(d.getUTCHours())}${pad(d.getUTCMinutes())}${pad(d.getUTCSeconds())}Z`
+  return `D:${pad(d.getUTCFullYear(), 4)}${pad(d.getUTCMonth() + 1)}${pad(d.getUTCDate())}${pad(d.getUTCHours())}${
+    pad(d.getUTCMinutes())
+  }${pad(d.getUTCSeconds())}Z`
 }
 
 /**
@@ -86,7 +91,8 @@ export const toPdfDate = (iso: string): string => {
  */
 export const fromPdfDate = (value: string): string | undefined => {
   // Lenient as readers are: spaces inside the offset, anything after it ignored.
-  const m = /^(?:D:)?(\d{4})(\d{2})?(\d{2})?(\d{2})?(\d{2})?(\d{2})?\s*(?:([Zz+-])\s*(?:(\d{2})'?\s*(?:(\d{2})'?)?)?)?/.exec(value.trim())
+  const m = /^(?:D:)?(\d{4})(\d{2})?(\d{2})?(\d{2})?(\d{2})?(\d{2})?\s*(?:([Zz+-])\s*(?:(\d{2})'?\s*(?:(\d{2})'?)?)?)?/
+    .exec(value.trim())
   if (!m) return undefined
   const [, y, mo = "01", d = "01", h = "00", mi = "00", s = "00", sign, oh = "00", om = "00"] = m
   const utc = Date.UTC(Number(y), Number(mo) - 1, Number(d), Number(h), Number(mi), Number(s))

@@ -46,7 +46,10 @@ export const renderPng = async (doc: PDFDocumentProxy, page: PDFPageProxy, setti
     await page.render({ canvas: target.canvas as HTMLCanvasElement, canvasContext: target.context, viewport }).promise
     const pixels = target.context.getImageData(0, 0, width, height).data
     // Measured: sharp from raw RGBA at compression 1 encodes ~9x faster than the canvas encoder at a similar size.
-    const image = applyFilters(sharp(Buffer.from(pixels.buffer, pixels.byteOffset, pixels.byteLength), { raw: { width, height, channels: 4 } }), settings.filters)
+    const image = applyFilters(
+      sharp(Buffer.from(pixels.buffer, pixels.byteOffset, pixels.byteLength), { raw: { width, height, channels: 4 } }),
+      settings.filters
+    )
     return new Uint8Array(await image.removeAlpha().png({ compressionLevel: 1, adaptiveFiltering: false }).toBuffer())
   } finally {
     canvasFactory.destroy(target)

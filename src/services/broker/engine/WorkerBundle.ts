@@ -27,7 +27,9 @@ const isRunning = (pid: number) => {
 const removeStaleBundles = (outDir: string) => {
   for (const name of readdirSync(outDir)) {
     const pid = /^pdf-worker-(\d+)\.mjs$/.exec(name)?.[1]
-    if (pid !== undefined && Number(pid) !== process.pid && !isRunning(Number(pid))) rmSync(path.join(outDir, name), { force: true })
+    if (pid !== undefined && Number(pid) !== process.pid && !isRunning(Number(pid))) {
+      rmSync(path.join(outDir, name), { force: true })
+    }
   }
 }
 
@@ -49,7 +51,10 @@ export const buildWorkerBundle = async (entry: URL): Promise<string> => {
     external: EXTERNAL,
     logLevel: "warning",
     // Bundled CommonJS dependencies call require(); give the ES module one.
-    banner: { js: "import { createRequire as __createRequire } from 'node:module'; const require = __createRequire(import.meta.url);" }
+    banner: {
+      js:
+        "import { createRequire as __createRequire } from 'node:module'; const require = __createRequire(import.meta.url);"
+    }
   })
   // esbuild keeps a service process (about 200 MB) alive for further builds; there are none.
   await stop()

@@ -13,7 +13,8 @@ import { pdfjsResources } from "./PdfJsSetup.ts"
 import { PdfOpenFailed, PdfOperationFailed, type PdfSource } from "./PdfRequest.ts"
 
 /** A feature's settings as the engine handed them to the thread (PdfWorkerSetup), or `fallback` (a thread started by a test). */
-export const workerSettings = <A>(feature: string, fallback: A): A => (workerData?.[feature] as A | undefined) ?? fallback
+export const workerSettings = <A>(feature: string, fallback: A): A =>
+  (workerData?.[feature] as A | undefined) ?? fallback
 
 const { openDocuments: OPEN_DOCUMENTS } = workerSettings("engine", { openDocuments: 8 })
 
@@ -65,7 +66,10 @@ export const open = (source: PdfSource) =>
       let doc = openDocuments.get(source.hash)
       if (!doc) {
         doc = readFile(source.path).then((bytes) =>
-          pdfjs.getDocument({ ...pdfjsResources, data: new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.byteLength) }).promise
+          pdfjs.getDocument({
+            ...pdfjsResources,
+            data: new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.byteLength)
+          }).promise
         )
         doc.catch(() => openDocuments.delete(source.hash))
         openDocuments.set(source.hash, doc)
@@ -79,7 +83,8 @@ export const open = (source: PdfSource) =>
 export const attempt = <A>(what: string, run: () => Promise<A>) =>
   Effect.tryPromise({
     try: run,
-    catch: (error) => new PdfOperationFailed({ message: `${what} failed: ${error instanceof Error ? error.message : String(error)}` })
+    catch: (error) =>
+      new PdfOperationFailed({ message: `${what} failed: ${error instanceof Error ? error.message : String(error)}` })
   })
 
 /** A page of an opened document, 0-based. */

@@ -11,12 +11,12 @@ import { availableParallelism, loadavg } from "node:os"
 import { PDFDocument, StandardFonts } from "pdf-lib"
 import sharp from "sharp"
 import { ComponentState, HealthRecords } from "../../../schemas/broker/Health.ts"
+import { durationConfig } from "../../common/DurationConfig.ts"
+import { StorageConfig } from "../../common/StorageConfig.ts"
 import { OfficeConverter } from "../conversion/OfficeConverter.ts"
 import { PdfEngine } from "../engine/PdfEngine.ts"
 import { RenderPage } from "../pages/PageRequests.ts"
 import { ExtractText } from "../text/TextRequests.ts"
-import { StorageConfig } from "../../common/StorageConfig.ts"
-import { durationConfig } from "../../common/DurationConfig.ts"
 
 const require = createRequire(import.meta.url)
 const versionOf = (pkg: string) => {
@@ -56,9 +56,14 @@ export class Health extends Effect.Service<Health>()("docstack/Health", {
     const checks: Record<Component, Effect.Effect<unknown, unknown>> = {
       // The LibreOffice pool: an instance alive and answering (a full conversion would queue behind real work).
       "document-converter": office.ping,
-      "document-renderer": engine.run(new RenderPage({ ...probe, page: 0, ...engine.renderSettings({ width: 40, rotation: 0, filters: [] }) })),
+      "document-renderer": engine.run(
+        new RenderPage({ ...probe, page: 0, ...engine.renderSettings({ width: 40, rotation: 0, filters: [] }) })
+      ),
       "document-text-handler": engine.run(new ExtractText({ ...probe, page: 0 })).pipe(
-        Effect.filterOrFail((runs) => runs.some((r) => r.text.includes("probe")), () => new Error("probe text not found"))
+        Effect.filterOrFail(
+          (runs) => runs.some((r) => r.text.includes("probe")),
+          () => new Error("probe text not found")
+        )
       ),
       database: sql`SELECT 1`
     }
@@ -76,12 +81,18 @@ export class Health extends Effect.Service<Health>()("docstack/Health", {
             everDown.add(name)
             return { name, state: new ComponentState({ serviceStatus: "DOWN", restarted: false }), error }
           },
-          onSuccess: () => ({ name, state: new ComponentState({ serviceStatus: "UP", restarted: everDown.has(name) }), error: undefined })
+          onSuccess: () => ({
+            name,
+            state: new ComponentState({ serviceStatus: "UP", restarted: everDown.has(name) }),
+            error: undefined
+          })
         }),
-        Effect.tap(({ error, name }) => error === undefined ? Effect.void : Effect.logWarning(`Health check of ${name} failed`, error))
+        Effect.tap(({ error, name }) =>
+          error === undefined ? Effect.void : Effect.logWarning(`Health check of ${name} failed`, error)
+        )
       ), { concurrency: "unbounded" }).pipe(
-      Effect.flatMap((results) => Ref.set(states, Object.fromEntries(results.map((r) => [r.name, r.state]))))
-    )
+        Effect.flatMap((results) => Ref.set(states, Object.fromEntries(results.map((r) => [r.name, r.state]))))
+      )
 
     yield* runChecks.pipe(Effect.repeat(Schedule.spaced(interval)), Effect.forkScoped)
 
@@ -108,12 +119,14 @@ export class Health extends Effect.Service<Health>()("docstack/Health", {
         "@napi-rs/canvas": versionOf("@napi-rs/canvas"),
         database: `${databaseKind}: ${serverVersion}`
       } as Record<string, string>,
-      metadata: Effect.sync(() => ({
-        "broker.version": BROKER_VERSION,
-        "broker.uptime": String(Math.round((Date.now() - startedAt) / 1000)),
-        "broker.startTime": new Date(startedAt).toISOString(),
-        "broker.database": databaseKind
-      }) as Record<string, string>),
+      metadata: Effect.sync(() =>
+        ({
+          "broker.version": BROKER_VERSION,
+          "broker.uptime": String(Math.round((Date.now() - startedAt) / 1000)),
+          "broker.startTime": new Date(startedAt).toISOString(),
+          "broker.database": databaseKind
+        }) as Record<string, string>
+      ),
       /** Lower is better: busy render slots plus CPU load per core, each 0 when idle and about 1 when saturated. */
       weather: engine.load.pipe(Effect.map((load) => load + loadavg()[0]! / availableParallelism()))
     }

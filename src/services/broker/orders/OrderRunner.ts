@@ -16,7 +16,9 @@ const describeDefect = (cause: Cause.Cause<unknown>) => {
   return `Internal error: ${defect instanceof Error ? defect.message : String(defect)}`
 }
 
-export const OrderRunnerConfig = Config.integer("ORDER_WORKERS").pipe(Config.withDefault(Math.max(2, availableParallelism())))
+export const OrderRunnerConfig = Config.integer("ORDER_WORKERS").pipe(
+  Config.withDefault(Math.max(2, availableParallelism()))
+)
 
 /** Starts the workers for the given handlers; they stop with the layer's scope. */
 export const orderRunner = (handlers: Readonly<Partial<Record<OrderKind, OrderHandler>>>) =>
@@ -30,7 +32,9 @@ export const orderRunner = (handlers: Readonly<Partial<Record<OrderKind, OrderHa
         if (order.attempts > orders.config.maxAttempts) {
           return yield* orders.fail(
             order.id,
-            `Abandoned after ${order.attempts - 1} attempts: the process working on it stopped each time (ORDER_MAX_ATTEMPTS)`
+            `Abandoned after ${
+              order.attempts - 1
+            } attempts: the process working on it stopped each time (ORDER_MAX_ATTEMPTS)`
           )
         }
         const handler = handlers[order.kind as OrderKind]
@@ -59,12 +63,22 @@ export const orderRunner = (handlers: Readonly<Partial<Record<OrderKind, OrderHa
     }).pipe(
       // A worker must outlive any one bad order or database hiccup.
       // Pausing a poll interval, so that a database that is down is not hammered.
-      Effect.catchAllCause((cause) => Effect.logError("order worker failed; restarting", cause).pipe(Effect.zipRight(Effect.sleep(orders.config.pollInterval)))),
+      Effect.catchAllCause((cause) =>
+        Effect.logError("order worker failed; restarting", cause).pipe(
+          Effect.zipRight(Effect.sleep(orders.config.pollInterval))
+        )
+      ),
       Effect.forever
     )
 
     // Runs after the workers below are interrupted (finalizers run in reverse order).
-    yield* Effect.addFinalizer(() => orders.releaseOwn.pipe(Effect.catchAllCause((cause) => Effect.logWarning("orders could not be given back", cause))))
-    yield* Effect.forkScoped(Effect.all(Array.from({ length: workers }, () => worker), { concurrency: "unbounded", discard: true }))
+    yield* Effect.addFinalizer(() =>
+      orders.releaseOwn.pipe(
+        Effect.catchAllCause((cause) => Effect.logWarning("orders could not be given back", cause))
+      )
+    )
+    yield* Effect.forkScoped(
+      Effect.all(Array.from({ length: workers }, () => worker), { concurrency: "unbounded", discard: true })
+    )
     yield* Effect.logInfo(`order workers started: ${workers}`)
   }))

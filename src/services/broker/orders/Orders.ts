@@ -75,7 +75,8 @@ export class Orders extends Effect.Service<Orders>()("docstack/Orders", {
       (EXTRACT(EPOCH FROM (COALESCE(started_at, now()) - queued_at)) * 1000)::float8 AS queued_ms`
 
     const decodeRows = Schema.decodeUnknown(Schema.Array(OrderRecord))
-    const rows = (query: Effect.Effect<ReadonlyArray<unknown>, unknown>) => query.pipe(Effect.flatMap(decodeRows), Effect.orDie)
+    const rows = (query: Effect.Effect<ReadonlyArray<unknown>, unknown>) =>
+      query.pipe(Effect.flatMap(decodeRows), Effect.orDie)
 
     const findById = SqlSchema.findOne({
       Request: Schema.String,
@@ -84,7 +85,11 @@ export class Orders extends Effect.Service<Orders>()("docstack/Orders", {
     })
     const find = (id: string) => findById(id).pipe(Effect.orDie)
 
-    const finish = (id: string, state: OrderState, fields: { readonly result?: unknown; readonly errorMessage?: string }) =>
+    const finish = (
+      id: string,
+      state: OrderState,
+      fields: { readonly result?: unknown; readonly errorMessage?: string }
+    ) =>
       sql`UPDATE orders SET state = ${state}, result = ${fields.result === undefined ? null : sqlJson(fields.result)},
             error_message = ${fields.errorMessage ?? null}, processed_at = now(),
             processing_ms = (EXTRACT(EPOCH FROM (now() - started_at)) * 1000)::bigint, processed_by = ${owner},
@@ -122,7 +127,9 @@ export class Orders extends Effect.Service<Orders>()("docstack/Orders", {
     const awaitFinished = (id: string, timeout: Duration.DurationInput = Duration.infinity) =>
       Effect.scoped(Effect.gen(function*() {
         const subscription = yield* PubSub.subscribe(events)
-        const finishedHere = Queue.take(subscription).pipe(Effect.repeat({ until: (e) => e.type === "finished" && e.id === id }))
+        const finishedHere = Queue.take(subscription).pipe(
+          Effect.repeat({ until: (e) => e.type === "finished" && e.id === id })
+        )
         const look = find(id)
         const wait = Effect.gen(function*() {
           while (true) {
@@ -131,7 +138,10 @@ export class Orders extends Effect.Service<Orders>()("docstack/Orders", {
             yield* Effect.raceFirst(finishedHere, Effect.sleep(config.pollInterval))
           }
         })
-        return yield* wait.pipe(Effect.timeoutTo({ duration: timeout, onTimeout: () => look, onSuccess: Effect.succeed }), Effect.flatten)
+        return yield* wait.pipe(
+          Effect.timeoutTo({ duration: timeout, onTimeout: () => look, onSuccess: Effect.succeed }),
+          Effect.flatten
+        )
       }))
 
     return {
@@ -170,25 +180,35 @@ export class Orders extends Effect.Service<Orders>()("docstack/Orders", {
         yield* remove(id)
       }),
 
-      list: Effect.fn("Orders.list")((kind: OrderKind) => rows(sql`SELECT ${columns} FROM orders WHERE kind = ${kind} ORDER BY queued_at, id`)),
+      list: Effect.fn("Orders.list")((kind: OrderKind) =>
+        rows(sql`SELECT ${columns} FROM orders WHERE kind = ${kind} ORDER BY queued_at, id`)
+      ),
 
       /** Orders of a document and, with `withParts`, of its parts. */
       forDocument: Effect.fn("Orders.forDocument")((kind: OrderKind, documentId: string, withParts = false) =>
         rows(
           withParts
-            ? sql`SELECT ${columns} FROM orders WHERE kind = ${kind} AND (document_id = ${documentId} OR document_id LIKE ${likePrefix(documentId)}) ORDER BY queued_at, id`
+            ? sql`SELECT ${columns} FROM orders WHERE kind = ${kind} AND (document_id = ${documentId} OR document_id LIKE ${
+              likePrefix(documentId)
+            }) ORDER BY queued_at, id`
             : sql`SELECT ${columns} FROM orders WHERE kind = ${kind} AND document_id = ${documentId} ORDER BY queued_at, id`
         )
       ),
 
       removeAll: Effect.fn("Orders.removeAll")(function*(kind: OrderKind) {
-        const deleted = yield* sql<{ id: string }>`DELETE FROM orders WHERE kind = ${kind} RETURNING id`.pipe(Effect.orDie)
+        const deleted = yield* sql<{ id: string }>`DELETE FROM orders WHERE kind = ${kind} RETURNING id`.pipe(
+          Effect.orDie
+        )
         yield* interruptLocal(deleted.map((r) => r.id))
       }),
 
       /** Removes the orders of a document and of its parts (the document is being deleted). */
       removeForDocument: Effect.fn("Orders.removeForDocument")(function*(documentId: string) {
-        const deleted = yield* sql<{ id: string }>`DELETE FROM orders WHERE document_id = ${documentId} OR document_id LIKE ${likePrefix(documentId)} RETURNING id`.pipe(Effect.orDie)
+        const deleted = yield* sql<
+          { id: string }
+        >`DELETE FROM orders WHERE document_id = ${documentId} OR document_id LIKE ${
+          likePrefix(documentId)
+        } RETURNING id`.pipe(Effect.orDie)
         yield* interruptLocal(deleted.map((r) => r.id))
       }),
 
@@ -198,7 +218,10 @@ export class Orders extends Effect.Service<Orders>()("docstack/Orders", {
       awaitWork: Effect.scoped(
         PubSub.subscribe(events).pipe(
           Effect.flatMap((subscription) =>
-            Effect.raceFirst(Queue.take(subscription).pipe(Effect.repeat({ until: (e) => e.type === "queued" })), Effect.sleep(config.pollInterval))
+            Effect.raceFirst(
+              Queue.take(subscription).pipe(Effect.repeat({ until: (e) => e.type === "queued" })),
+              Effect.sleep(config.pollInterval)
+            )
           )
         )
       ),
@@ -236,7 +259,11 @@ export class Orders extends Effect.Service<Orders>()("docstack/Orders", {
 
       /** Marks the order as worked on by `fiber` in this process, for the duration of `effect`. */
       tracking: <A, E, R>(id: string, fiber: Fiber.RuntimeFiber<unknown, unknown>, effect: Effect.Effect<A, E, R>) =>
-        Effect.acquireUseRelease(Effect.sync(() => running.set(id, fiber)), () => effect, () => Effect.sync(() => running.delete(id)))
+        Effect.acquireUseRelease(
+          Effect.sync(() => running.set(id, fiber)),
+          () => effect,
+          () => Effect.sync(() => running.delete(id))
+        )
     } as const
   })
 }) {}

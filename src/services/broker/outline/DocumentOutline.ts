@@ -24,7 +24,10 @@ export class DocumentOutline extends Effect.Service<DocumentOutline>()("docstack
           pdf.hash,
           "bookmarks.json",
           Bookmarks,
-          engine.run(new ReadOutline(pdf)).pipe(Effect.map((bookmarks) => new Bookmarks({ bookmarks })), Effect.mapError(processingFailed(doc.id)))
+          engine.run(new ReadOutline(pdf)).pipe(
+            Effect.map((bookmarks) => new Bookmarks({ bookmarks })),
+            Effect.mapError(processingFailed(doc.id))
+          )
         )
       }),
 
@@ -37,7 +40,10 @@ export class DocumentOutline extends Effect.Service<DocumentOutline>()("docstack
           pdf.hash,
           "destinations.json",
           Destinations,
-          engine.run(new ReadDestinations(pdf)).pipe(Effect.map((namedDestinations) => new Destinations({ documentId: ref, namedDestinations })), Effect.mapError(processingFailed(doc.id)))
+          engine.run(new ReadDestinations(pdf)).pipe(
+            Effect.map((namedDestinations) => new Destinations({ documentId: ref, namedDestinations })),
+            Effect.mapError(processingFailed(doc.id))
+          )
         )
       })
     }

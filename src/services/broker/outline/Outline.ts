@@ -38,7 +38,9 @@ export const moveBookmarks = (
   bookmarks.flatMap((bookmark) => {
     const children = moveBookmarks(bookmark.children, pageOf, topOf)
     const page = bookmark.page >= 0 ? pageOf(bookmark.page) : undefined
-    return page === undefined ? children : [{ title: bookmark.title, page, top: topOf(bookmark), open: bookmark.nodeOpen, children }]
+    return page === undefined
+      ? children
+      : [{ title: bookmark.title, page, top: topOf(bookmark), open: bookmark.nodeOpen, children }]
   })
 
 /** How many entries show under an open entry (PDF 32000-1, 12.3.3: an outline item's /Count). */
@@ -59,7 +61,14 @@ export const writeOutline = (pdf: PDFDocument, entries: ReadonlyArray<OutlineEnt
       dict.set(PDFName.of("Parent"), parent)
       if (i > 0) dict.set(PDFName.of("Prev"), refs[i - 1]!)
       if (i < refs.length - 1) dict.set(PDFName.of("Next"), refs[i + 1]!)
-      dict.set(PDFName.of("Dest"), context.obj(item.top === undefined ? [page.ref, PDFName.of("Fit")] : [page.ref, PDFName.of("XYZ"), PDFNull, PDFNumber.of(item.top), PDFNull]))
+      dict.set(
+        PDFName.of("Dest"),
+        context.obj(
+          item.top === undefined
+            ? [page.ref, PDFName.of("Fit")]
+            : [page.ref, PDFName.of("XYZ"), PDFNull, PDFNumber.of(item.top), PDFNull]
+        )
+      )
       if (item.children.length > 0) {
         const { first, last } = build(item.children, refs[i]!)
         dict.set(PDFName.of("First"), first)

@@ -24,7 +24,9 @@ const resolveDest = async (doc: PDFDocumentProxy, dest: string | ReadonlyArray<u
     const explicit = typeof dest === "string" ? await doc.getDestination(dest) : dest
     if (!explicit || explicit.length === 0) return undefined
     const ref = explicit[0]
-    const pageIndex = typeof ref === "number" ? ref : await doc.getPageIndex(ref as Parameters<PDFDocumentProxy["getPageIndex"]>[0])
+    const pageIndex = typeof ref === "number"
+      ? ref
+      : await doc.getPageIndex(ref as Parameters<PDFDocumentProxy["getPageIndex"]>[0])
     const kind = (explicit[1] as { name?: string } | undefined)?.name
     const y = kind === "XYZ" ? explicit[3] : kind === "FitH" || kind === "FitBH" ? explicit[2] : null
     let top = 0
@@ -38,7 +40,10 @@ const resolveDest = async (doc: PDFDocumentProxy, dest: string | ReadonlyArray<u
   }
 }
 
-const outlineToBookmarks = async (doc: PDFDocumentProxy, items: ReadonlyArray<OutlineNode>): Promise<Array<Bookmark>> => {
+const outlineToBookmarks = async (
+  doc: PDFDocumentProxy,
+  items: ReadonlyArray<OutlineNode>
+): Promise<Array<Bookmark>> => {
   const result: Array<Bookmark> = []
   for (const item of items) {
     const target = await resolveDest(doc, item.dest)

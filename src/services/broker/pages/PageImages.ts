@@ -49,22 +49,33 @@ export class PageImages extends Effect.Service<PageImages>()("docstack/PageImage
 
     return {
       /** The page as a PNG drawn as `requested` says (DEFAULT_PAGE_IMAGE when it says nothing). */
-      pageImage: Effect.fn("PageImages.pageImage")(function*(documentId: string, page: number, requested: PageImageDescriptor | undefined) {
-        const doc = yield* resolver.ready(documentId)
-        const pages = yield* resolver.checkPage(doc, page)
-        const descriptor = requested ?? defaultDescriptor
-        if (descriptor.width < 1 || descriptor.width > config.maxPageImageWidth) {
-          return yield* new InvalidRequest({ message: `Image width must be between 1 and ${config.maxPageImageWidth} pixels (MAX_PAGE_IMAGE_WIDTH)` })
+      pageImage: Effect.fn("PageImages.pageImage")(
+        function*(documentId: string, page: number, requested: PageImageDescriptor | undefined) {
+          const doc = yield* resolver.ready(documentId)
+          const pages = yield* resolver.checkPage(doc, page)
+          const descriptor = requested ?? defaultDescriptor
+          if (descriptor.width < 1 || descriptor.width > config.maxPageImageWidth) {
+            return yield* new InvalidRequest({
+              message: `Image width must be between 1 and ${config.maxPageImageWidth} pixels (MAX_PAGE_IMAGE_WIDTH)`
+            })
+          }
+          const box = pages[page]!
+          const turned = ((box.rotation + descriptor.rotation) / 90) % 2 === 1
+          const height = Math.round(
+            (descriptor.width * (turned ? box.width : box.height)) / (turned ? box.height : box.width)
+          )
+          if (descriptor.width * height > engine.maxImagePixels) {
+            return yield* new InvalidRequest({
+              message:
+                `A ${descriptor.width}x${height} image has more pixels than the limit of ${engine.maxImagePixels} (MAX_IMAGE_PIXELS)`
+            })
+          }
+          const pdf = yield* resolver.pdfOf(doc)
+          return yield* recent.get(JSON.stringify([pdf.hash, pdf.path, page, descriptor.key])).pipe(
+            Effect.mapError(processingFailed(doc.id))
+          )
         }
-        const box = pages[page]!
-        const turned = ((box.rotation + descriptor.rotation) / 90) % 2 === 1
-        const height = Math.round((descriptor.width * (turned ? box.width : box.height)) / (turned ? box.height : box.width))
-        if (descriptor.width * height > engine.maxImagePixels) {
-          return yield* new InvalidRequest({ message: `A ${descriptor.width}x${height} image has more pixels than the limit of ${engine.maxImagePixels} (MAX_IMAGE_PIXELS)` })
-        }
-        const pdf = yield* resolver.pdfOf(doc)
-        return yield* recent.get(JSON.stringify([pdf.hash, pdf.path, page, descriptor.key])).pipe(Effect.mapError(processingFailed(doc.id)))
-      })
+      )
     }
   }),
   dependencies: [DocumentResolver.Default, DerivedCache.Default, PdfEngine.Default, Renditions.Default]

@@ -114,7 +114,8 @@ export class DocumentRegistry extends Effect.Service<DocumentRegistry>()("docsta
           })
         }`.pipe(
           Effect.asVoid,
-          Effect.catchTag("SqlError", (error) => isUniqueViolation(error) ? Effect.fail(DocumentAlreadyExists.of(doc.id)) : Effect.die(error))
+          Effect.catchTag("SqlError", (error) =>
+            isUniqueViolation(error) ? Effect.fail(DocumentAlreadyExists.of(doc.id)) : Effect.die(error))
         )
       ),
 
@@ -141,7 +142,9 @@ export class DocumentRegistry extends Effect.Service<DocumentRegistry>()("docsta
               orphans.add(hash)
               const renditions = yield* sql<{ renditionHash: string }>`DELETE FROM renditions
                 WHERE source_hash = ${hash} OR source_hash LIKE ${`${hash}~%`} RETURNING rendition_hash`
-              const parts = yield* sql<{ blobHash: string }>`DELETE FROM expansion_blobs WHERE source_hash = ${hash} RETURNING blob_hash`
+              const parts = yield* sql<
+                { blobHash: string }
+              >`DELETE FROM expansion_blobs WHERE source_hash = ${hash} RETURNING blob_hash`
               yield* sql`DELETE FROM expansions WHERE source_hash = ${hash}`
               pending.push(...renditions.map((r) => r.renditionHash), ...parts.map((p) => p.blobHash))
             }
@@ -155,23 +158,37 @@ export class DocumentRegistry extends Effect.Service<DocumentRegistry>()("docsta
       ),
 
       saveRendition: Effect.fn("DocumentRegistry.saveRendition")(
-        (sourceHash: string, renditionHash: string, pages: ReadonlyArray<PageRecord>, info: Readonly<Record<string, string>>) =>
-          sql`INSERT INTO renditions ${sql.insert({ sourceHash, renditionHash, pages: sqlJson(pages), info: sqlJson(info) })}
-              ON CONFLICT (source_hash) DO UPDATE SET rendition_hash = EXCLUDED.rendition_hash, pages = EXCLUDED.pages, info = EXCLUDED.info`.pipe(Effect.asVoid, Effect.orDie)
+        (
+          sourceHash: string,
+          renditionHash: string,
+          pages: ReadonlyArray<PageRecord>,
+          info: Readonly<Record<string, string>>
+        ) =>
+          sql`INSERT INTO renditions ${
+            sql.insert({ sourceHash, renditionHash, pages: sqlJson(pages), info: sqlJson(info) })
+          }
+              ON CONFLICT (source_hash) DO UPDATE SET rendition_hash = EXCLUDED.rendition_hash, pages = EXCLUDED.pages, info = EXCLUDED.info`
+            .pipe(Effect.asVoid, Effect.orDie)
       ),
 
       expansion: Effect.fn("DocumentRegistry.expansion")((sourceHash: string) =>
         findExpansion(sourceHash).pipe(Effect.map(Option.map((row) => row.parts)), Effect.orDie)
       ),
 
-      saveExpansion: Effect.fn("DocumentRegistry.saveExpansion")((sourceHash: string, parts: unknown, blobHashes: ReadonlyArray<string>) =>
+      saveExpansion: Effect.fn("DocumentRegistry.saveExpansion")((
+        sourceHash: string,
+        parts: unknown,
+        blobHashes: ReadonlyArray<string>
+      ) =>
         sql.withTransaction(
           Effect.gen(function*() {
             yield* sql`INSERT INTO expansions ${sql.insert({ sourceHash, parts: sqlJson(parts) })}
                        ON CONFLICT (source_hash) DO UPDATE SET parts = EXCLUDED.parts`
             yield* sql`DELETE FROM expansion_blobs WHERE source_hash = ${sourceHash}`
             if (blobHashes.length > 0) {
-              yield* sql`INSERT INTO expansion_blobs ${sql.insert([...new Set(blobHashes)].map((blobHash) => ({ sourceHash, blobHash })))}`
+              yield* sql`INSERT INTO expansion_blobs ${
+                sql.insert([...new Set(blobHashes)].map((blobHash) => ({ sourceHash, blobHash })))
+              }`
             }
           })
         ).pipe(Effect.asVoid, Effect.orDie)

@@ -30,9 +30,11 @@ export const trustAnchors = (trust: TrustStore): ReadonlyArray<Certificate> => {
   return anchors
 }
 
-const validAt = (cert: CertificateDetails, at: Date) => cert.notBefore.getTime() <= at.getTime() && at.getTime() <= cert.notAfter.getTime()
+const validAt = (cert: CertificateDetails, at: Date) =>
+  cert.notBefore.getTime() <= at.getTime() && at.getTime() <= cert.notAfter.getTime()
 
-const validity = (cert: CertificateDetails) => `valid from ${cert.notBefore.toISOString()} to ${cert.notAfter.toISOString()}`
+const validity = (cert: CertificateDetails) =>
+  `valid from ${cert.notBefore.toISOString()} to ${cert.notAfter.toISOString()}`
 
 /**
  * Whether a chain leads from the signer's certificate to a trusted certificate, through the
@@ -53,7 +55,10 @@ export const evaluateTrust = (
   if (!own) return { trusted: false, problem: "The signer's certificate could not be read" }
   if (!own.maySign) return { trusted: false, problem: "The signer's certificate is not allowed to sign (key usage)" }
   if (!validAt(own, at)) {
-    return { trusted: false, problem: `The signer's certificate was not valid at the signing time ${at.toISOString()} (${validity(own)})` }
+    return {
+      trusted: false,
+      problem: `The signer's certificate was not valid at the signing time ${at.toISOString()} (${validity(own)})`
+    }
   }
   const trusted = new Set(anchors.map((a) => a.fingerprint))
   const pool = [...anchors, ...embedded]
@@ -64,7 +69,9 @@ export const evaluateTrust = (
     const childDetails = child.details
     const details = parent.details
     if (!childDetails || !details || !childDetails.certificate.issuer.isEqual(details.certificate.subject)) return null
-    if (childDetails.authorityKeyId && details.subjectKeyId && childDetails.authorityKeyId !== details.subjectKeyId) return null
+    if (childDetails.authorityKeyId && details.subjectKeyId && childDetails.authorityKeyId !== details.subjectKeyId) {
+      return null
+    }
     try {
       return child.x509.verify(parent.publicKey) ? details : null
     } catch {
@@ -83,7 +90,9 @@ export const evaluateTrust = (
         continue
       }
       if (!validAt(details, at)) {
-        problem ??= `The certificate "${details.subject}" was not valid at the signing time ${at.toISOString()} (${validity(details)})`
+        problem ??= `The certificate "${details.subject}" was not valid at the signing time ${at.toISOString()} (${
+          validity(details)
+        })`
         continue
       }
       if (reaches(parent, new Set([...path, cert.fingerprint]))) return true

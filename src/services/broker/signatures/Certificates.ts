@@ -149,7 +149,9 @@ const readDetails = (certificate: pkijs.Certificate): CertificateDetails | null 
       mayIssue: usageBits === null || ((usageBits[0] ?? 0) & 0x04) !== 0,
       maySign: usageBits === null || ((usageBits[0] ?? 0) & 0xc0) !== 0,
       subjectKeyId: ski instanceof asn1js.OctetString ? Buffer.from(ski.getValue()).toString("hex") : null,
-      authorityKeyId: aki instanceof pkijs.AuthorityKeyIdentifier && aki.keyIdentifier ? Buffer.from(aki.keyIdentifier.getValue()).toString("hex") : null
+      authorityKeyId: aki instanceof pkijs.AuthorityKeyIdentifier && aki.keyIdentifier
+        ? Buffer.from(aki.keyIdentifier.getValue()).toString("hex")
+        : null
     }
   } catch {
     return null
@@ -166,7 +168,14 @@ const commonName = (name: pkijs.RelativeDistinguishedNames): string | null => {
   return cn ? attributeText(cn.value) : null
 }
 
-const SHORT_NAMES: Readonly<Record<string, string>> = { "2.5.4.3": "CN", "2.5.4.10": "O", "2.5.4.11": "OU", "2.5.4.6": "C", "2.5.4.7": "L", "2.5.4.8": "ST" }
+const SHORT_NAMES: Readonly<Record<string, string>> = {
+  "2.5.4.3": "CN",
+  "2.5.4.10": "O",
+  "2.5.4.11": "OU",
+  "2.5.4.6": "C",
+  "2.5.4.7": "L",
+  "2.5.4.8": "ST"
+}
 
 const distinguishedName = (name: pkijs.RelativeDistinguishedNames): string =>
   name.typesAndValues.map((tv) => `${SHORT_NAMES[tv.type] ?? tv.type}=${attributeText(tv.value) ?? "?"}`).join(", ")

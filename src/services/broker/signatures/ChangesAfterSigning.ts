@@ -4,7 +4,17 @@
  * parsed, one at a time.
  */
 import { createHash } from "node:crypto"
-import { PDFArray, PDFContext, type PDFDict, PDFInvalidObject, PDFName, type PDFObject, PDFObjectParser, PDFRawStream, PDFRef } from "pdf-lib"
+import {
+  PDFArray,
+  PDFContext,
+  type PDFDict,
+  PDFInvalidObject,
+  PDFName,
+  type PDFObject,
+  PDFObjectParser,
+  PDFRawStream,
+  PDFRef
+} from "pdf-lib"
 import { finalRoles, forEachChild, type ObjectRoles, refOfTag, tagOf } from "./ObjectRoles.ts"
 import { asDict, N, parsePdf, type SignatureField, type SignatureForm } from "./SignatureFields.ts"
 import { messageOf } from "./SignatureProblem.ts"
@@ -56,7 +66,10 @@ export const changesAfter = async (
   for (const [index, end] of ends.entries()) {
     const added = pdf.length - end
     if (index >= MAX_REVISIONS) {
-      result.set(end, `The document was changed after this signature (${added} bytes added; not analysed: too many revisions)`)
+      result.set(
+        end,
+        `The document was changed after this signature (${added} bytes added; not analysed: too many revisions)`
+      )
       continue
     }
     let changes: ReadonlyArray<string>
@@ -137,7 +150,12 @@ const CATALOG_KEYS = new Set(["DSS", "Metadata", "Extensions"])
 const SIGNING_KEYS = new Set(["V", "AP", "AS", "MK", "F", "Lock", "SV", "DA", "P"])
 
 /** What changed from an earlier revision to the final document, other than signing (see `changesAfter`). */
-const compareRevisions = (earlier: RevisionSnapshot, context: PDFContext, current: ReadonlyMap<string, Snapshot>, roles: ObjectRoles): ReadonlyArray<string> => {
+const compareRevisions = (
+  earlier: RevisionSnapshot,
+  context: PDFContext,
+  current: ReadonlyMap<string, Snapshot>,
+  roles: ObjectRoles
+): ReadonlyArray<string> => {
   const changes: Array<string> = []
   if ((context.trailerInfo.Root?.toString() ?? null) !== earlier.root) changes.push("a new document catalog")
   if ((context.trailerInfo.Encrypt?.toString() ?? null) !== earlier.encrypt) changes.push("the encryption")
@@ -152,7 +170,8 @@ const compareRevisions = (earlier: RevisionSnapshot, context: PDFContext, curren
     const array = before(value)
     return array instanceof PDFArray ? array.asArray().map((item) => item.toString()) : []
   }
-  const isSignatureNode = (item: PDFObject) => roles.signatureNodeObjects.has(item) || (item instanceof PDFRef && roles.signatureNodes.has(item.tag))
+  const isSignatureNode = (item: PDFObject) =>
+    roles.signatureNodeObjects.has(item) || (item instanceof PDFRef && roles.signatureNodes.has(item.tag))
   /** Whether an array (entry) only gained signature fields or widgets from its earlier version. */
   const onlyGainedSignatures = (old: PDFObject | undefined, now: PDFObject | undefined): boolean => {
     const remaining = new Map<string, number>()
@@ -173,7 +192,9 @@ const compareRevisions = (earlier: RevisionSnapshot, context: PDFContext, curren
     return prior === undefined || asDict(reparse(prior.text))?.has(N.V) === false
   }
   const formChanged = (old: PDFDict | undefined, now: PDFDict | undefined): boolean =>
-    changedKeys(old, now).some((key) => (key === "Fields" ? !onlyGainedSignatures(old?.get(N.Fields), now?.get(N.Fields)) : !FORM_KEYS.has(key)))
+    changedKeys(old, now).some((
+      key
+    ) => (key === "Fields" ? !onlyGainedSignatures(old?.get(N.Fields), now?.get(N.Fields)) : !FORM_KEYS.has(key)))
   const listKeys = (keys: ReadonlyArray<string>) => keys.map((k) => `/${k}`).join(", ")
 
   for (const [tag, now] of current) {
@@ -181,7 +202,9 @@ const compareRevisions = (earlier: RevisionSnapshot, context: PDFContext, curren
     if (prior && prior.text === now.text && prior.data === now.data) continue
     const objectNumber = tag.split(" ")[0] ?? "?"
     if (!prior) {
-      if (earlier.referenced.has(tag)) changes.push(`object ${objectNumber} (referred to by the signed revision, defined later)`)
+      if (earlier.referenced.has(tag)) {
+        changes.push(`object ${objectNumber} (referred to by the signed revision, defined later)`)
+      }
       continue
     }
     const inContent = roles.content.has(tag)
@@ -191,7 +214,9 @@ const compareRevisions = (earlier: RevisionSnapshot, context: PDFContext, curren
 
     if (tag === roles.catalog) {
       const keys = changedKeys(old, dict).filter((key) =>
-        key === "AcroForm" ? formChanged(asDict(before(old?.get(N.AcroForm))), asDict(context.lookup(dict?.get(N.AcroForm)))) : !CATALOG_KEYS.has(key)
+        key === "AcroForm"
+          ? formChanged(asDict(before(old?.get(N.AcroForm))), asDict(context.lookup(dict?.get(N.AcroForm))))
+          : !CATALOG_KEYS.has(key)
       )
       if (keys.length > 0) changes.push(`the document catalog (${listKeys(keys)})`)
     } else if (tag === roles.acroForm) {
@@ -199,17 +224,25 @@ const compareRevisions = (earlier: RevisionSnapshot, context: PDFContext, curren
     } else if (tag === roles.fieldsArray) {
       if (!onlyGainedSignatures(refOfTag(tag), refOfTag(tag))) changes.push("the form's fields")
     } else if (roles.pages.has(tag)) {
-      const keys = changedKeys(old, dict).filter((key) => key !== "Annots" || !onlyGainedSignatures(old?.get(N.Annots), dict?.get(N.Annots)))
+      const keys = changedKeys(old, dict).filter((key) =>
+        key !== "Annots" || !onlyGainedSignatures(old?.get(N.Annots), dict?.get(N.Annots))
+      )
       if (keys.length > 0) changes.push(`page ${roles.pages.get(tag)} (${listKeys(keys)})`)
     } else if (roles.annotsArrays.has(tag)) {
-      if (!onlyGainedSignatures(refOfTag(tag), refOfTag(tag))) changes.push(`the annotations of page ${roles.annotsArrays.get(tag)}`)
+      if (!onlyGainedSignatures(refOfTag(tag), refOfTag(tag))) {
+        changes.push(`the annotations of page ${roles.annotsArrays.get(tag)}`)
+      }
     } else if (roles.signatureNodes.has(tag)) {
       const field = roles.signatureNodes.get(tag) ?? null
       const signing = field !== null && wasUnsigned(field)
       const keys = changedKeys(old, dict).filter((key) =>
-        key === "Kids" ? !onlyGainedSignatures(old?.get(N.Kids), dict?.get(N.Kids)) : !(signing && SIGNING_KEYS.has(key))
+        key === "Kids"
+          ? !onlyGainedSignatures(old?.get(N.Kids), dict?.get(N.Kids))
+          : !(signing && SIGNING_KEYS.has(key))
       )
-      if (keys.length > 0) changes.push(field ? `the signature field "${field.name}"` : describeObject(objectNumber, object))
+      if (keys.length > 0) {
+        changes.push(field ? `the signature field "${field.name}"` : describeObject(objectNumber, object))
+      }
     } else if (roles.pageContents.has(tag)) {
       changes.push(`the content of page ${roles.pageContents.get(tag)}`)
     } else if (roles.signatureValues.has(tag)) {
@@ -217,7 +250,8 @@ const compareRevisions = (earlier: RevisionSnapshot, context: PDFContext, curren
     } else {
       // Metadata, validation data, appearances of newly signed fields: allowed unless the pages show them.
       const appearanceOf = roles.appearances.get(tag)
-      const allowed = !inContent && (roles.metadata.has(tag) || (appearanceOf !== undefined && wasUnsigned(appearanceOf)))
+      const allowed = !inContent &&
+        (roles.metadata.has(tag) || (appearanceOf !== undefined && wasUnsigned(appearanceOf)))
       if (!allowed) changes.push(describeObject(objectNumber, object))
     }
   }

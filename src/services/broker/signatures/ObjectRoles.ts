@@ -35,7 +35,11 @@ export const refOfTag = (tag: string): PDFRef => {
 }
 
 /** Calls `visit` for every value inside an object (direct values recursively; references not followed). */
-export const forEachChild = (object: PDFObject, visit: (child: PDFObject, key: PDFName | null) => void, depth = 0): void => {
+export const forEachChild = (
+  object: PDFObject,
+  visit: (child: PDFObject, key: PDFName | null) => void,
+  depth = 0
+): void => {
   if (depth > 64) return
   const dict = object instanceof PDFRawStream ? object.dict : object
   if (dict instanceof PDFDict) {
@@ -52,7 +56,12 @@ export const forEachChild = (object: PDFObject, visit: (child: PDFObject, key: P
 }
 
 /** Objects reachable from `starts` (indirect ones, by tag), not entering `skip` nor following the `ignore` keys. */
-const reachable = (context: PDFContext, starts: ReadonlyArray<PDFObject>, skip: (tag: string) => boolean, ignore: ReadonlySet<PDFName>): Set<string> => {
+const reachable = (
+  context: PDFContext,
+  starts: ReadonlyArray<PDFObject>,
+  skip: (tag: string) => boolean,
+  ignore: ReadonlySet<PDFName>
+): Set<string> => {
   const seen = new Set<string>()
   const stack = [...starts]
   while (stack.length > 0) {
@@ -114,7 +123,9 @@ export const finalRoles = (context: PDFContext, form: SignatureForm): ObjectRole
       const ap = asDict(context.lookup(widget))?.lookup(N.AP)
       for (const [, entry] of ap instanceof PDFDict ? ap.entries() : []) {
         const states = context.lookup(entry)
-        const streams = states instanceof PDFDict && !(entry instanceof PDFRef) ? states.entries().map(([, v]) => v) : [entry]
+        const streams = states instanceof PDFDict && !(entry instanceof PDFRef)
+          ? states.entries().map(([, v]) => v)
+          : [entry]
         for (const stream of streams) {
           const streamTag = tagOf(stream)
           if (streamTag) appearances.set(streamTag, field)
@@ -123,9 +134,16 @@ export const finalRoles = (context: PDFContext, form: SignatureForm): ObjectRole
     }
   }
 
-  const metadataStarts = [context.trailerInfo.Info, form.catalog?.get(N.Metadata), form.catalog?.get(N.DSS)].filter((o): o is PDFObject => o !== undefined)
+  const metadataStarts = [context.trailerInfo.Info, form.catalog?.get(N.Metadata), form.catalog?.get(N.DSS)].filter((
+    o
+  ): o is PDFObject => o !== undefined)
   const metadata = reachable(context, metadataStarts, () => false, new Set())
-  const content = reachable(context, [...pages.keys()].map(refOfTag), (tag) => signatureNodes.has(tag), new Set([PDFName.of("Parent"), PDFName.of("P")]))
+  const content = reachable(
+    context,
+    [...pages.keys()].map(refOfTag),
+    (tag) => signatureNodes.has(tag),
+    new Set([PDFName.of("Parent"), PDFName.of("P")])
+  )
 
   return {
     catalog: tagOf(context.trailerInfo.Root),

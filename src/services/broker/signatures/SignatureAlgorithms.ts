@@ -33,7 +33,9 @@ const DIGESTS: Readonly<Record<string, string>> = {
 export const digestName = (oid: string): string => {
   const name = DIGESTS[oid]
   if (name) return name
-  if (oid === "1.2.840.113549.2.5" || oid === "1.2.840.113549.1.1.4") throw new SignatureProblem("The signature uses MD5, which is not accepted")
+  if (oid === "1.2.840.113549.2.5" || oid === "1.2.840.113549.1.1.4") {
+    throw new SignatureProblem("The signature uses MD5, which is not accepted")
+  }
   throw new SignatureProblem(`Unsupported digest algorithm ${oid}`)
 }
 
@@ -78,7 +80,9 @@ export const signatureScheme = (algorithm: pkijs.AlgorithmIdentifier, digest: st
     const mgfHash = mgf.algorithmId === OID.mgf1 && mgf.algorithmParams
       ? digestName(new pkijs.AlgorithmIdentifier({ schema: mgf.algorithmParams }).algorithmId)
       : "sha1"
-    if (mgf.algorithmId !== OID.mgf1 || mgfHash !== hash) throw new SignatureProblem("Unsupported RSA-PSS parameters (MGF1 with another hash)")
+    if (mgf.algorithmId !== OID.mgf1 || mgfHash !== hash) {
+      throw new SignatureProblem("Unsupported RSA-PSS parameters (MGF1 with another hash)")
+    }
     return { kind: "pss", hash, saltLength: params.saltLength }
   }
   if (!(oid in SCHEMES)) throw new SignatureProblem(`Unsupported signature algorithm ${oid}`)
@@ -86,9 +90,16 @@ export const signatureScheme = (algorithm: pkijs.AlgorithmIdentifier, digest: st
 }
 
 /** Whether `signature` is the signer's signature over the concatenated `chunks`. */
-export const verifySignatureValue = (scheme: SignatureScheme, key: KeyObject, chunks: ReadonlyArray<Uint8Array>, signature: Uint8Array): boolean => {
+export const verifySignatureValue = (
+  scheme: SignatureScheme,
+  key: KeyObject,
+  chunks: ReadonlyArray<Uint8Array>,
+  signature: Uint8Array
+): boolean => {
   if (scheme.kind === "eddsa") {
-    if (chunks.length !== 1) throw new SignatureProblem("Ed25519/Ed448 signatures are supported over signed attributes only")
+    if (chunks.length !== 1) {
+      throw new SignatureProblem("Ed25519/Ed448 signatures are supported over signed attributes only")
+    }
     return verifyOneShot(null, chunks[0]!, key, signature)
   }
   const verifier = createVerify(scheme.hash)

@@ -43,7 +43,12 @@ export const unsignedCheck = (field: SignatureField): FieldCheck => ({
 })
 
 /** `digests` holds the digests of signed ranges already computed, shared by the document's signatures. */
-export const checkField = (pdf: Uint8Array, field: SignatureField, anchors: ReadonlyArray<Certificate>, digests: Map<string, Buffer>): FieldCheck => {
+export const checkField = (
+  pdf: Uint8Array,
+  field: SignatureField,
+  anchors: ReadonlyArray<Certificate>,
+  digests: Map<string, Buffer>
+): FieldCheck => {
   const signature = field.value
   if (!signature) return unsignedCheck(field)
   const claimed = textOf(signature.lookup(N.M))
@@ -60,7 +65,9 @@ export const checkField = (pdf: Uint8Array, field: SignatureField, anchors: Read
   try {
     range = signedRange(pdf, signature)
   } catch (error) {
-    integrityError = error instanceof SignatureProblem ? error.message : `The signed byte range could not be read: ${messageOf(error)}`
+    integrityError = error instanceof SignatureProblem
+      ? error.message
+      : `The signed byte range could not be read: ${messageOf(error)}`
   }
   const subFilter = nameOf(signature.lookup(N.SubFilter)) ?? null
   let evidence: SignatureEvidence = { signerCertificate: undefined, certificates: [], signingTime: null }
@@ -72,7 +79,9 @@ export const checkField = (pdf: Uint8Array, field: SignatureField, anchors: Read
     evidence = outcome.evidence
     integrityError ??= outcome.error
   } catch (error) {
-    integrityError ??= error instanceof SignatureProblem ? error.message : `The signature could not be checked: ${messageOf(error)}`
+    integrityError ??= error instanceof SignatureProblem
+      ? error.message
+      : `The signature could not be checked: ${messageOf(error)}`
   }
   const signingTime = evidence.signingTime ?? claimedDate
   const signer = evidence.signerCertificate

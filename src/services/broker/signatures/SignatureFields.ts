@@ -37,9 +37,12 @@ export const N = {
 } as const
 
 /** The file's objects, all parsed in one go; an object pdf-lib cannot read is kept as invalid rather than failing the parse. */
-export const parsePdf = (pdf: Uint8Array): Promise<PDFContext> => PDFParser.forBytesWithOptions(pdf, Infinity, false).parseDocument()
+export const parsePdf = (pdf: Uint8Array): Promise<PDFContext> =>
+  PDFParser.forBytesWithOptions(pdf, Infinity, false).parseDocument()
 
-export const asDict = (object: PDFObject | undefined): PDFDict | undefined => (object instanceof PDFDict ? object : undefined)
+export const asDict = (
+  object: PDFObject | undefined
+): PDFDict | undefined => (object instanceof PDFDict ? object : undefined)
 
 export interface SignatureField {
   /** Fully qualified: the partial names (/T) from the root down, joined with dots. */
@@ -74,7 +77,13 @@ export const signatureFields = (context: PDFContext): SignatureForm => {
   const seen = new Set<PDFDict>()
 
   /** Visits a field node; true when its subtree holds signature fields only. */
-  const visit = (entry: PDFObject, parentName: string | null, inheritedType: PDFObject | undefined, inheritedValue: PDFObject | undefined, depth: number): boolean => {
+  const visit = (
+    entry: PDFObject,
+    parentName: string | null,
+    inheritedType: PDFObject | undefined,
+    inheritedValue: PDFObject | undefined,
+    depth: number
+  ): boolean => {
     const node = asDict(context.lookup(entry))
     if (!node || seen.has(node) || depth > MAX_FIELD_DEPTH || fields.length >= MAX_FIELDS) return false
     seen.add(node)

@@ -13,5 +13,7 @@ export class VerifySignatures extends Schema.TaggedRequest<VerifySignatures>()("
 
 /** What the worker threads need to verify: PEM files (or directories of them) whose certificates signatures are trusted to chain to. */
 export const signatureWorkerSettings = Config.all({
-  trustStore: Config.array(Config.string(), "SIGNATURE_TRUST_STORE").pipe(Config.withDefault(["/etc/ssl/certs/ca-certificates.crt"]))
+  trustStore: Config.array(Config.string(), "SIGNATURE_TRUST_STORE").pipe(
+    Config.withDefault(["/etc/ssl/certs/ca-certificates.crt"])
+  )
 })

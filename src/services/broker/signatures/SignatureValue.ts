@@ -42,17 +42,23 @@ interface Outcome {
 
 const parseSignedData = (value: Uint8Array): pkijs.SignedData => {
   const length = value[0] === 0x30 && value[1] === 0x80 ? value.length : derLength(value)
-  if (length === null || value[0] !== 0x30) throw new SignatureProblem("The signature value is not a CMS (PKCS#7) structure")
+  if (length === null || value[0] !== 0x30) {
+    throw new SignatureProblem("The signature value is not a CMS (PKCS#7) structure")
+  }
   const der = value.subarray(0, length)
   const asn1 = asn1js.fromBER(der, { maxNodes: MAX_ASN1_NODES, maxContentLength: der.length })
-  if (asn1.offset === -1) throw new SignatureProblem(`The signature value is not a valid CMS (PKCS#7) structure: ${asn1.result.error}`)
+  if (asn1.offset === -1) {
+    throw new SignatureProblem(`The signature value is not a valid CMS (PKCS#7) structure: ${asn1.result.error}`)
+  }
   let info: pkijs.ContentInfo
   try {
     info = new pkijs.ContentInfo({ schema: asn1.result })
   } catch {
     throw new SignatureProblem("The signature value is not a CMS (PKCS#7) structure")
   }
-  if (info.contentType !== OID.signedData) throw new SignatureProblem(`The signature value is not CMS SignedData (content type ${info.contentType})`)
+  if (info.contentType !== OID.signedData) {
+    throw new SignatureProblem(`The signature value is not CMS SignedData (content type ${info.contentType})`)
+  }
   try {
     return new pkijs.SignedData({ schema: info.content })
   } catch (error) {
@@ -60,21 +66,30 @@ const parseSignedData = (value: Uint8Array): pkijs.SignedData => {
   }
 }
 
-const attributeValue = (signerInfo: pkijs.SignerInfo, type: string): unknown => signerInfo.signedAttrs?.attributes.find((attribute) => attribute.type === type)?.values[0]
+const attributeValue = (signerInfo: pkijs.SignerInfo, type: string): unknown =>
+  signerInfo.signedAttrs?.attributes.find((attribute) => attribute.type === type)?.values[0]
 
 const octets = (block: unknown): Uint8Array | null =>
   block instanceof asn1js.OctetString ? new Uint8Array(block.getValue()) : null
 
-const sameBytes = (a: Uint8Array, b: Uint8Array) => a.length === b.length && Buffer.from(a.buffer, a.byteOffset, a.length).equals(b)
+const sameBytes = (a: Uint8Array, b: Uint8Array) =>
+  a.length === b.length && Buffer.from(a.buffer, a.byteOffset, a.length).equals(b)
 
 /** The signer's certificate among the signature's, by issuer and serial number or by subject key identifier. */
-const findSigner = (signerInfo: pkijs.SignerInfo, certificates: ReadonlyArray<Certificate>): Certificate | undefined => {
+const findSigner = (
+  signerInfo: pkijs.SignerInfo,
+  certificates: ReadonlyArray<Certificate>
+): Certificate | undefined => {
   const sid: unknown = signerInfo.sid
   if (sid instanceof pkijs.IssuerAndSerialNumber) {
-    return certificates.find((c) => c.details?.certificate.issuer.isEqual(sid.issuer) && c.details.certificate.serialNumber.isEqual(sid.serialNumber))
+    return certificates.find((c) =>
+      c.details?.certificate.issuer.isEqual(sid.issuer) && c.details.certificate.serialNumber.isEqual(sid.serialNumber)
+    )
   }
   // [0] SubjectKeyIdentifier
-  const block = sid as { valueBlock?: { valueHexView?: Uint8Array; value?: ReadonlyArray<{ valueBlock?: { valueHexView?: Uint8Array } }> } }
+  const block = sid as {
+    valueBlock?: { valueHexView?: Uint8Array; value?: ReadonlyArray<{ valueBlock?: { valueHexView?: Uint8Array } }> }
+  }
   const id = block.valueBlock?.value?.[0]?.valueBlock?.valueHexView ?? block.valueBlock?.valueHexView
   if (!id || id.length === 0) return undefined
   const hex = Buffer.from(id).toString("hex")
@@ -86,14 +101,25 @@ const findSigner = (signerInfo: pkijs.SignerInfo, certificates: ReadonlyArray<Ce
  * signer's certificate and signing time are gathered even when integrity fails, so that the report
  * still names the signer.
  */
-export const checkCms = (pdf: Uint8Array, range: SignedRange | null, value: Uint8Array, subFilter: string | null, digests: Map<string, Buffer>): Outcome => {
+export const checkCms = (
+  pdf: Uint8Array,
+  range: SignedRange | null,
+  value: Uint8Array,
+  subFilter: string | null,
+  digests: Map<string, Buffer>
+): Outcome => {
   const signedData = parseSignedData(value)
   const certificates = (signedData.certificates ?? []).flatMap((item) => {
     const cert = item instanceof pkijs.Certificate ? certificateFromPkijs(item) : null
     return cert ? [cert] : []
   })
   const signerInfo = signedData.signerInfos[0]
-  if (!signerInfo) return { evidence: { signerCertificate: undefined, certificates, signingTime: null }, error: "The signature has no signer" }
+  if (!signerInfo) {
+    return {
+      evidence: { signerCertificate: undefined, certificates, signingTime: null },
+      error: "The signature has no signer"
+    }
+  }
   const signerCertificate = findSigner(signerInfo, certificates)
   const eContent = signedData.encapContentInfo.eContent
   const encapsulated = eContent ? new Uint8Array(eContent.getValue()) : null
@@ -113,7 +139,9 @@ export const checkCms = (pdf: Uint8Array, range: SignedRange | null, value: Uint
   }
   const evidence: SignatureEvidence = { signerCertificate, certificates, signingTime }
   const fail = (error: string): Outcome => ({ evidence, error })
-  if (signedData.signerInfos.length > 1) return fail(`The signature has ${signedData.signerInfos.length} signers; a PDF signature has one`)
+  if (signedData.signerInfos.length > 1) {
+    return fail(`The signature has ${signedData.signerInfos.length} signers; a PDF signature has one`)
+  }
   if (!range) return fail("The signed byte range is not usable")
   if (!signerCertificate) return fail("The signer's certificate is not in the signature")
 
@@ -124,7 +152,12 @@ export const checkCms = (pdf: Uint8Array, range: SignedRange | null, value: Uint
   if (eContentType === OID.tstInfo || subFilter === "ETSI.RFC3161") {
     if (!timestamp || !encapsulated) return fail("The document timestamp has no readable TSTInfo")
     const imprintDigest = digestName(timestamp.messageImprint.hashAlgorithm.algorithmId)
-    if (!sameBytes(new Uint8Array(timestamp.messageImprint.hashedMessage.getValue()), rangeDigest(pdf, range, imprintDigest, digests))) {
+    if (
+      !sameBytes(
+        new Uint8Array(timestamp.messageImprint.hashedMessage.getValue()),
+        rangeDigest(pdf, range, imprintDigest, digests)
+      )
+    ) {
       return fail("The document digest does not match the timestamp (the signed bytes were changed)")
     }
     content = [encapsulated]
@@ -145,7 +178,9 @@ export const checkCms = (pdf: Uint8Array, range: SignedRange | null, value: Uint
   if (signerInfo.signedAttrs) {
     const declared = octets(attributeValue(signerInfo, OID.messageDigest))
     if (!declared) return fail("The signature has no message digest attribute")
-    if (!sameBytes(declared, contentDigest())) return fail("The document digest does not match the signature (the signed bytes were changed)")
+    if (!sameBytes(declared, contentDigest())) {
+      return fail("The document digest does not match the signature (the signed bytes were changed)")
+    }
     const type = attributeValue(signerInfo, OID.contentType)
     if (type instanceof asn1js.ObjectIdentifier && type.getValue() !== eContentType) {
       return fail("The content type attribute does not match the signed content")
@@ -153,12 +188,26 @@ export const checkCms = (pdf: Uint8Array, range: SignedRange | null, value: Uint
     message = [new Uint8Array(signerInfo.signedAttrs.encodedValue)]
   }
   const scheme = signatureScheme(signerInfo.signatureAlgorithm, digest)
-  const ok = verifySignatureValue(scheme, signerCertificate.publicKey, message, new Uint8Array(signerInfo.signature.getValue()))
-  return ok ? { evidence, error: null } : fail("The signature does not verify with the signer's certificate (the signature or the signed bytes were changed)")
+  const ok = verifySignatureValue(
+    scheme,
+    signerCertificate.publicKey,
+    message,
+    new Uint8Array(signerInfo.signature.getValue())
+  )
+  return ok
+    ? { evidence, error: null }
+    : fail(
+      "The signature does not verify with the signer's certificate (the signature or the signed bytes were changed)"
+    )
 }
 
 /** adbe.x509.rsa_sha1: /Contents is a DER OCTET STRING holding a PKCS#1 signature, /Cert the certificates. */
-export const checkPkcs1 = (pdf: Uint8Array, range: SignedRange | null, value: Uint8Array, signature: PDFDict): Outcome => {
+export const checkPkcs1 = (
+  pdf: Uint8Array,
+  range: SignedRange | null,
+  value: Uint8Array,
+  signature: PDFDict
+): Outcome => {
   const entry = signature.lookup(N.Cert)
   const raw = entry instanceof PDFArray ? entry.asArray() : entry ? [entry] : []
   const certificates = raw.flatMap((item) => {
@@ -189,8 +238,15 @@ export const checkPkcs1 = (pdf: Uint8Array, range: SignedRange | null, value: Ui
   })()
   if (!parsed) return { evidence, error: "The signature does not verify with the signer's certificate" }
   const digest = digestName(parsed.digestAlgorithm.algorithmId)
-  const ok = verifySignatureValue({ kind: "plain", hash: digest }, signerCertificate.publicKey, signedChunks(pdf, range), signed)
-  return ok ? { evidence, error: null } : { evidence, error: "The document digest does not match the signature (the signed bytes were changed)" }
+  const ok = verifySignatureValue(
+    { kind: "plain", hash: digest },
+    signerCertificate.publicKey,
+    signedChunks(pdf, range),
+    signed
+  )
+  return ok
+    ? { evidence, error: null }
+    : { evidence, error: "The document digest does not match the signature (the signed bytes were changed)" }
 }
 
 /** The DigestInfo inside an RSA PKCS#1 v1.5 signature, decrypted with the public key. */

@@ -27,8 +27,8 @@
  * after a signature.
  */
 import type { PDFContext } from "pdf-lib"
+import { trustAnchors, type TrustStore } from "./CertificateTrust.ts"
 import { changesAfter } from "./ChangesAfterSigning.ts"
-import { type TrustStore, trustAnchors } from "./CertificateTrust.ts"
 import { checkField, type FieldCheck, unsignedCheck } from "./SignatureFieldCheck.ts"
 import { looseSignatures, parsePdf, signatureFields } from "./SignatureFields.ts"
 import { messageOf } from "./SignatureProblem.ts"
@@ -85,17 +85,34 @@ export const verifySignatures = async (pdf: Uint8Array, trust: TrustStore): Prom
     const checks = fields.map((field): FieldCheck => {
       if (!field.value) {
         return field.valueRef
-          ? { ...unsignedCheck(field), signed: true, unknownCertificate: true, integrityError: "The signature dictionary is missing or damaged" }
+          ? {
+            ...unsignedCheck(field),
+            signed: true,
+            unknownCertificate: true,
+            integrityError: "The signature dictionary is missing or damaged"
+          }
           : unsignedCheck(field)
       }
       if (verified++ < MAX_VERIFIED) return checkField(pdf, field, anchors, digests)
-      return { ...unsignedCheck(field), signed: true, unknownCertificate: true, integrityError: `Not checked: the document has more than ${MAX_VERIFIED} signatures` }
+      return {
+        ...unsignedCheck(field),
+        signed: true,
+        unknownCertificate: true,
+        integrityError: `Not checked: the document has more than ${MAX_VERIFIED} signatures`
+      }
     })
-    const changes = await changesAfter(pdf, context, form, checks.flatMap((check) => (check.coveredEnd === null ? [] : [check.coveredEnd])))
+    const changes = await changesAfter(
+      pdf,
+      context,
+      form,
+      checks.flatMap((check) => (check.coveredEnd === null ? [] : [check.coveredEnd]))
+    )
     const signatures = checks.map((check): SignatureFieldReport => {
       const change = check.coveredEnd === null ? undefined : changes.get(check.coveredEnd)
       const loose = check.field.loose ? "The signature is not attached to a field of the document's form" : null
-      const problems = [loose, check.integrityError, check.certificateProblem, change ?? null].filter((p): p is string => p !== null)
+      const problems = [loose, check.integrityError, check.certificateProblem, change ?? null].filter((
+        p
+      ): p is string => p !== null)
       return {
         name: check.field.name,
         signer: check.signer,
@@ -104,11 +121,15 @@ export const verifySignatures = async (pdf: Uint8Array, trust: TrustStore): Prom
         location: check.location,
         wrongIntegrity: check.signed && check.integrityError !== null,
         unknownCertificate: check.signed && check.unknownCertificate,
-        signatureException: check.signed ? (problems.length > 0 ? problems.join("; ") : null) : "The field is not signed"
+        signatureException: check.signed
+          ? (problems.length > 0 ? problems.join("; ") : null)
+          : "The field is not signed"
       }
     })
     const wronglySigned = signatures.some((s) => s.wrongIntegrity)
-    const changedAfterSigning = checks.some((check) => check.coveredEnd !== null && changes.get(check.coveredEnd) !== undefined)
+    const changedAfterSigning = checks.some((check) =>
+      check.coveredEnd !== null && changes.get(check.coveredEnd) !== undefined
+    )
     return { signatures, wronglySigned, integrity: !wronglySigned && !changedAfterSigning && loose.length === 0 }
   } catch (error) {
     return unreadable(pdf, error)

@@ -25,7 +25,9 @@ const trustStore = (() => {
       try {
         certificates.push(...certificatesFromPem(readFileSync(file)))
       } catch (error) {
-        console.warn(`SIGNATURE_TRUST_STORE: ${file} cannot be read (${error instanceof Error ? error.message : String(error)})`)
+        console.warn(
+          `SIGNATURE_TRUST_STORE: ${file} cannot be read (${error instanceof Error ? error.message : String(error)})`
+        )
       }
     }
     for (const entry of settings.trustStore) {

@@ -36,16 +36,24 @@ const CONTENTS_KEY = Buffer.from("/Contents", "latin1")
 export const signedRange = (pdf: Uint8Array, signature: PDFDict): SignedRange => {
   const array = signature.lookup(N.ByteRange)
   if (!(array instanceof PDFArray)) throw new SignatureProblem("The signature has no /ByteRange")
-  if (array.size() !== 4) throw new SignatureProblem(`The /ByteRange has ${array.size()} numbers; two ranges (four numbers) are supported`)
+  if (array.size() !== 4) {
+    throw new SignatureProblem(`The /ByteRange has ${array.size()} numbers; two ranges (four numbers) are supported`)
+  }
   const numbers = array.asArray().map((item) => numberOf(item) ?? Number.NaN)
-  if (!numbers.every((n) => Number.isSafeInteger(n) && n >= 0)) throw new SignatureProblem("The /ByteRange does not hold non-negative integers")
+  if (!numbers.every((n) => Number.isSafeInteger(n) && n >= 0)) {
+    throw new SignatureProblem("The /ByteRange does not hold non-negative integers")
+  }
   const [start, firstLength, gapEnd, secondLength] = numbers as [number, number, number, number]
   if (start !== 0) throw new SignatureProblem("The signed bytes do not start at the beginning of the file")
   const gapStart = firstLength
   if (gapStart < 1 || gapEnd < gapStart) throw new SignatureProblem("The /ByteRange ranges overlap or are out of order")
   const end = gapEnd + secondLength
   if (end > pdf.length) {
-    throw new SignatureProblem(`The file ends ${end - pdf.length} bytes before the end of the signed bytes: it was truncated or the /ByteRange is wrong`)
+    throw new SignatureProblem(
+      `The file ends ${
+        end - pdf.length
+      } bytes before the end of the signed bytes: it was truncated or the /ByteRange is wrong`
+    )
   }
   // The gap is the hex string with its delimiters (the usual way) or only its digits.
   let hexStart: number
@@ -66,7 +74,11 @@ export const signedRange = (pdf: Uint8Array, signature: PDFDict): SignedRange =>
     throw new SignatureProblem("The unsigned part of the file is not the signature value (/Contents)")
   }
   if (hexEnd - hexStart > 2 * MAX_SIGNATURE_BYTES + 1024) {
-    throw new SignatureProblem(`The signature value is too large (${Math.floor((hexEnd - hexStart) / 2)} bytes; at most ${MAX_SIGNATURE_BYTES} are read)`)
+    throw new SignatureProblem(
+      `The signature value is too large (${
+        Math.floor((hexEnd - hexStart) / 2)
+      } bytes; at most ${MAX_SIGNATURE_BYTES} are read)`
+    )
   }
   // The dictionary's own /Contents must be that string (not another /Contents elsewhere).
   const declared = signature.lookup(N.Contents)
@@ -81,7 +93,9 @@ export const signedRange = (pdf: Uint8Array, signature: PDFDict): SignedRange =>
 export const contentsEntry = (signature: PDFDict): Uint8Array => {
   const value = signature.lookup(N.Contents)
   if (value instanceof PDFHexString) {
-    if (value.asString().length > 2 * MAX_SIGNATURE_BYTES + 1024) throw new SignatureProblem("The signature value is too large")
+    if (value.asString().length > 2 * MAX_SIGNATURE_BYTES + 1024) {
+      throw new SignatureProblem("The signature value is too large")
+    }
     return decodeHex(Buffer.from(value.asString(), "latin1"))
   }
   if (value instanceof PDFString) return value.asBytes()
@@ -89,7 +103,8 @@ export const contentsEntry = (signature: PDFDict): Uint8Array => {
 }
 
 /** A PDF white-space character (PDF 32000-1 7.2.2). */
-export const isWhitespace = (byte: number) => byte === 0x20 || byte === 0x0a || byte === 0x0d || byte === 0x09 || byte === 0x0c || byte === 0x00
+export const isWhitespace = (byte: number) =>
+  byte === 0x20 || byte === 0x0a || byte === 0x0d || byte === 0x09 || byte === 0x0c || byte === 0x00
 
 const hexDigit = (byte: number): number => {
   if (byte >= 0x30 && byte <= 0x39) return byte - 0x30
@@ -115,15 +130,24 @@ const decodeHex = (text: Uint8Array): Uint8Array => {
 }
 
 /** The digest of the signed ranges, computed once per algorithm and range. */
-export const rangeDigest = (pdf: Uint8Array, range: SignedRange, algorithm: string, digests: Map<string, Buffer>): Buffer => {
+export const rangeDigest = (
+  pdf: Uint8Array,
+  range: SignedRange,
+  algorithm: string,
+  digests: Map<string, Buffer>
+): Buffer => {
   const key = `${algorithm}:${range.gapStart}:${range.gapEnd}:${range.end}`
   let digest = digests.get(key)
   if (!digest) {
-    digest = createHash(algorithm).update(pdf.subarray(0, range.gapStart)).update(pdf.subarray(range.gapEnd, range.end)).digest()
+    digest = createHash(algorithm).update(pdf.subarray(0, range.gapStart)).update(pdf.subarray(range.gapEnd, range.end))
+      .digest()
     digests.set(key, digest)
   }
   return digest
 }
 
 /** The signed ranges, as views of the file. */
-export const signedChunks = (pdf: Uint8Array, range: SignedRange): ReadonlyArray<Uint8Array> => [pdf.subarray(0, range.gapStart), pdf.subarray(range.gapEnd, range.end)]
+export const signedChunks = (
+  pdf: Uint8Array,
+  range: SignedRange
+): ReadonlyArray<Uint8Array> => [pdf.subarray(0, range.gapStart), pdf.subarray(range.gapEnd, range.end)]

@@ -3,7 +3,14 @@
  * cache), and search in a page, across the document, or for the pages that contain a text.
  */
 import { Effect, Schema } from "effect"
-import { DocumentSearchResult, PageSearchResult, PagesContainingText, PageText, type SearchOptions, TextPosition } from "../../../schemas/broker/Content.ts"
+import {
+  DocumentSearchResult,
+  PagesContainingText,
+  PageSearchResult,
+  PageText,
+  type SearchOptions,
+  TextPosition
+} from "../../../schemas/broker/Content.ts"
 import { DocumentIdRef, InvalidRequest } from "../../../schemas/broker/Document.ts"
 import { DerivedCache } from "../../common/DerivedCache.ts"
 import { DocumentResolver, processingFailed } from "../documents/DocumentResolver.ts"
@@ -23,10 +30,13 @@ export class DocumentText extends Effect.Service<DocumentText>()("docstack/Docum
       Effect.gen(function*() {
         yield* Effect.try({
           try: () => compilePattern(options),
-          catch: (error) => new InvalidRequest({ message: error instanceof InvalidSearchPattern ? error.message : String(error) })
+          catch: (error) =>
+            new InvalidRequest({ message: error instanceof InvalidSearchPattern ? error.message : String(error) })
         })
         const pdf = yield* resolver.pdfOf(doc)
-        return yield* engine.run(new SearchPages({ ...pdf, fromPage, toPage, options })).pipe(Effect.mapError(processingFailed(doc.id)))
+        return yield* engine.run(new SearchPages({ ...pdf, fromPage, toPage, options })).pipe(
+          Effect.mapError(processingFailed(doc.id))
+        )
       })
 
     return {
@@ -34,39 +44,58 @@ export class DocumentText extends Effect.Service<DocumentText>()("docstack/Docum
         const doc = yield* resolver.ready(documentId)
         yield* resolver.checkPage(doc, page)
         const pdf = yield* resolver.pdfOf(doc)
-        const runs = yield* derived.json(pdf.hash, `t${page}.json`, Schema.Array(TextPosition), engine.run(new ExtractText({ ...pdf, page })).pipe(Effect.mapError(processingFailed(doc.id))))
+        const runs = yield* derived.json(
+          pdf.hash,
+          `t${page}.json`,
+          Schema.Array(TextPosition),
+          engine.run(new ExtractText({ ...pdf, page })).pipe(Effect.mapError(processingFailed(doc.id)))
+        )
         return new PageText({ pageNumber: page, positionTextList: runs, imageHyperlinkPositionList: [] })
       }),
 
-      searchPage: Effect.fn("DocumentText.searchPage")(function*(documentId: string, page: number, options: SearchOptions) {
-        const doc = yield* resolver.ready(documentId)
-        yield* resolver.checkPage(doc, page)
-        const results = yield* search(doc, page, page, options)
-        return new PageSearchResult({ searchResults: results[0]?.hits ?? [] })
-      }),
-
-      searchDocument: Effect.fn("DocumentText.searchDocument")(function*(documentId: string, fromPage: number, toPage: number | undefined, options: SearchOptions) {
-        const doc = yield* resolver.ready(documentId)
-        const pages = yield* resolver.pagesOf(doc)
-        const last = Math.min(toPage ?? pages.length - 1, pages.length - 1)
-        if (fromPage > last) {
-          return yield* new InvalidRequest({ message: `fromPage ${fromPage} is after the last page searched (${last}); pages run from 0 to ${pages.length - 1}` })
+      searchPage: Effect.fn("DocumentText.searchPage")(
+        function*(documentId: string, page: number, options: SearchOptions) {
+          const doc = yield* resolver.ready(documentId)
+          yield* resolver.checkPage(doc, page)
+          const results = yield* search(doc, page, page, options)
+          return new PageSearchResult({ searchResults: results[0]?.hits ?? [] })
         }
-        const results = yield* search(doc, fromPage, last, options)
-        return new DocumentSearchResult({
-          documentId: new DocumentIdRef({ id: doc.id }),
-          searchText: options.searchText,
-          searchStatus: "COMPLETED",
-          lastPageSearched: last,
-          pagesResults: Object.fromEntries(results.map((r) => [String(r.page), r.matches.map((positionText) => ({ positionText }))]))
-        })
-      }),
+      ),
+
+      searchDocument: Effect.fn("DocumentText.searchDocument")(
+        function*(documentId: string, fromPage: number, toPage: number | undefined, options: SearchOptions) {
+          const doc = yield* resolver.ready(documentId)
+          const pages = yield* resolver.pagesOf(doc)
+          const last = Math.min(toPage ?? pages.length - 1, pages.length - 1)
+          if (fromPage > last) {
+            return yield* new InvalidRequest({
+              message: `fromPage ${fromPage} is after the last page searched (${last}); pages run from 0 to ${
+                pages.length - 1
+              }`
+            })
+          }
+          const results = yield* search(doc, fromPage, last, options)
+          return new DocumentSearchResult({
+            documentId: new DocumentIdRef({ id: doc.id }),
+            searchText: options.searchText,
+            searchStatus: "COMPLETED",
+            lastPageSearched: last,
+            pagesResults: Object.fromEntries(
+              results.map((r) => [String(r.page), r.matches.map((positionText) => ({ positionText }))])
+            )
+          })
+        }
+      ),
 
       pagesContaining: Effect.fn("DocumentText.pagesContaining")(function*(documentId: string, options: SearchOptions) {
         const doc = yield* resolver.ready(documentId)
         const pages = yield* resolver.pagesOf(doc)
         const results = yield* search(doc, 0, pages.length - 1, options)
-        return new PagesContainingText({ uuid: new DocumentIdRef({ id: doc.id }), searchText: options.searchText, pageList: results.map((r) => r.page) })
+        return new PagesContainingText({
+          uuid: new DocumentIdRef({ id: doc.id }),
+          searchText: options.searchText,
+          pageList: results.map((r) => r.page)
+        })
       })
     }
   }),

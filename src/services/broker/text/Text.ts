@@ -3,7 +3,14 @@
  * over those runs. Pure functions; the worker feeds them.
  */
 import { RE2JS } from "re2js"
-import { PageSearchHit, PositionText, Rect, type SearchOptions, TextPosition, TextRange } from "../../../schemas/broker/Content.ts"
+import {
+  PageSearchHit,
+  PositionText,
+  Rect,
+  type SearchOptions,
+  TextPosition,
+  TextRange
+} from "../../../schemas/broker/Content.ts"
 import { concat } from "../engine/Matrix.ts"
 
 /** The part of a pdf.js TextItem this module reads. */
@@ -23,7 +30,6 @@ export interface RawTextStyle {
   readonly descent: number
   readonly vertical: boolean
 }
-
 
 const round2 = (n: number) => Math.round(n * 100) / 100
 
@@ -46,13 +52,16 @@ export interface PositionInput {
 export const toTextPositions = (input: PositionInput): Array<TextPosition> => {
   const result: Array<TextPosition> = []
   let paragraphId = 0
-  let previous: { readonly bottom: number; readonly left: number; readonly fontSize: number; readonly eol: boolean } | undefined
+  let previous:
+    | { readonly bottom: number; readonly left: number; readonly fontSize: number; readonly eol: boolean }
+    | undefined
   for (const item of input.items) {
     if (item.str.trim() === "") {
       if (previous && item.hasEOL) previous = { ...previous, eol: true }
       continue
     }
-    const style = input.styles[item.fontName] ?? { fontFamily: "sans-serif", ascent: 0.8, descent: -0.2, vertical: false }
+    const style = input.styles[item.fontName] ??
+      { fontFamily: "sans-serif", ascent: 0.8, descent: -0.2, vertical: false }
     const tx = concat(item.transform, input.viewportTransform)
     const fontSize = Math.hypot(tx[2], tx[3]) || Math.hypot(tx[0], tx[1])
     const up: readonly [number, number] = [tx[2] / fontSize, tx[3] / fontSize]
@@ -80,7 +89,8 @@ export const toTextPositions = (input: PositionInput): Array<TextPosition> => {
 
     const bottom = position.y + position.h
     const newParagraph = previous === undefined ||
-      (previous.eol && (position.y - previous.bottom > 0.6 * fontSize || Math.abs(position.x - previous.left) > 3 * fontSize)) ||
+      (previous.eol &&
+        (position.y - previous.bottom > 0.6 * fontSize || Math.abs(position.x - previous.left) > 3 * fontSize)) ||
       Math.abs(fontSize - previous.fontSize) > 0.25 * fontSize
     if (newParagraph && previous !== undefined) paragraphId++
     previous = { bottom, left: position.x, fontSize, eol: item.hasEOL }
@@ -117,7 +127,8 @@ const joinRuns = (runs: ReadonlyArray<TextPosition>) => {
   runs.forEach((run, i) => {
     if (i > 0) {
       const prev = runs[i - 1]!
-      const sameLine = Math.abs(prev.position.y + prev.position.h / 2 - (run.position.y + run.position.h / 2)) < run.position.h / 2
+      const sameLine =
+        Math.abs(prev.position.y + prev.position.h / 2 - (run.position.y + run.position.h / 2)) < run.position.h / 2
       const gap = run.position.x - (prev.position.x + prev.position.w)
       text += sameLine && gap < 0.15 * run.fontSize ? "" : sameLine ? " " : "\n"
     }
@@ -138,7 +149,10 @@ const joinHyphenated = (text: string) => {
   let joined = ""
   const origin: Array<number> = []
   for (let i = 0; i < text.length; i++) {
-    if (HYPHENS.includes(text[i]!) && text[i + 1] === "\n" && LETTER.test(text[i - 1] ?? "") && LETTER.test(text[i + 2] ?? "")) {
+    if (
+      HYPHENS.includes(text[i]!) && text[i + 1] === "\n" && LETTER.test(text[i - 1] ?? "") &&
+      LETTER.test(text[i + 2] ?? "")
+    ) {
       i++
       continue
     }
@@ -189,7 +203,12 @@ const rangeRect = (run: TextPosition, first: number, last: number): Rect => {
  * Finds the pattern in a page. `hits` lists each run holding part of a match with the matched
  * character ranges inside it; `matches` gives each matched piece as text with its own box.
  */
-export const searchRuns = (page: number, runs: ReadonlyArray<TextPosition>, pattern: RE2JS, accentSensitive: boolean) => {
+export const searchRuns = (
+  page: number,
+  runs: ReadonlyArray<TextPosition>,
+  pattern: RE2JS,
+  accentSensitive: boolean
+) => {
   const { text, starts } = joinRuns(runs)
   const { joined, origin: joinedOrigin } = joinHyphenated(text)
   const { folded, origin } = fold(joined, accentSensitive)
@@ -211,7 +230,13 @@ export const searchRuns = (page: number, runs: ReadonlyArray<TextPosition>, patt
       const ranges = rangesByRun.get(i) ?? []
       ranges.push(new TextRange({ firstCharacter: first, lastCharacter: last }))
       rangesByRun.set(i, ranges)
-      matches.push(new PositionText({ pageNumber: page, position: rangeRect(run, first, last), text: run.text.slice(first, last + 1) }))
+      matches.push(
+        new PositionText({
+          pageNumber: page,
+          position: rangeRect(run, first, last),
+          text: run.text.slice(first, last + 1)
+        })
+      )
     })
   }
   const hits = [...rangesByRun.entries()].sort(([a], [b]) => a - b).map(([i, textRangeList]) =>

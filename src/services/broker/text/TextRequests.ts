@@ -13,6 +13,8 @@ export class ExtractText extends Schema.TaggedRequest<ExtractText>()("ExtractTex
 
 export class SearchPages extends Schema.TaggedRequest<SearchPages>()("SearchPages", {
   failure: PdfFailure,
-  success: Schema.Array(Schema.Struct({ page: Schema.Int, hits: Schema.Array(PageSearchHit), matches: Schema.Array(PositionText) })),
+  success: Schema.Array(
+    Schema.Struct({ page: Schema.Int, hits: Schema.Array(PageSearchHit), matches: Schema.Array(PositionText) })
+  ),
   payload: { ...PdfSourceFields, fromPage: Schema.Int, toPage: Schema.Int, options: SearchOptions }
 }) {}

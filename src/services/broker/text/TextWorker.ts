@@ -9,8 +9,8 @@ import type { TextPosition } from "../../../schemas/broker/Content.ts"
 import { PdfOperationFailed } from "../engine/PdfRequest.ts"
 import { attempt, Lru, open, openDocumentCapacity, pageOf } from "../engine/WorkerDocuments.ts"
 import { compilePattern, InvalidSearchPattern, searchRuns } from "./Text.ts"
-import type { ExtractText, SearchPages } from "./TextRequests.ts"
 import { pageTextPositions } from "./TextPositions.ts"
+import type { ExtractText, SearchPages } from "./TextRequests.ts"
 
 /** Search text per document and page, without font names (search results do not carry them). */
 const searchText = new Lru<Map<number, ReadonlyArray<TextPosition>>>(openDocumentCapacity * 2)
@@ -44,12 +44,18 @@ export const textHandlers: WorkerRunner.SerializedRunner.Handlers<ExtractText | 
       const doc = yield* open(req)
       const pattern = yield* Effect.try({
         try: () => compilePattern(req.options),
-        catch: (error) => new PdfOperationFailed({ message: error instanceof InvalidSearchPattern ? error.message : String(error) })
+        catch: (error) =>
+          new PdfOperationFailed({ message: error instanceof InvalidSearchPattern ? error.message : String(error) })
       })
       return yield* attempt("Searching", async () => {
         const results = []
         for (let p = req.fromPage; p <= Math.min(req.toPage, doc.numPages - 1); p++) {
-          const { hits, matches } = searchRuns(p, await searchRunsOf(req.hash, doc, p), pattern, req.options.accentSensitive)
+          const { hits, matches } = searchRuns(
+            p,
+            await searchRunsOf(req.hash, doc, p),
+            pattern,
+            req.options.accentSensitive
+          )
           if (hits.length > 0) results.push({ page: p, hits, matches })
         }
         return results

@@ -17,7 +17,12 @@
  */
 import { Duration, Effect } from "effect"
 import { mupdfPass } from "./redaction/MupdfPass.ts"
-import { type Fill, RedactionFailed, type RedactionRegion, type RedactionSettings } from "./redaction/RedactionRequest.ts"
+import {
+  type Fill,
+  RedactionFailed,
+  type RedactionRegion,
+  type RedactionSettings
+} from "./redaction/RedactionRequest.ts"
 import { scrubDocument } from "./redaction/ScrubDocument.ts"
 
 export { RedactionFailed, type RedactionRegion, type RedactionSettings } from "./redaction/RedactionRequest.ts"
@@ -57,7 +62,8 @@ export const redactedDocument = Effect.fn("Redaction.redactedDocument")(function
     Effect.flatMap((redacted) => scrubDocument(redacted, regions, fill)),
     Effect.timeoutFail({
       duration: timeout,
-      onTimeout: () => new RedactionFailed({ message: `The redaction took longer than ${Duration.format(timeout)} and was stopped` })
+      onTimeout: () =>
+        new RedactionFailed({ message: `The redaction took longer than ${Duration.format(timeout)} and was stopped` })
     })
   )
 })
@@ -65,13 +71,21 @@ export const redactedDocument = Effect.fn("Redaction.redactedDocument")(function
 const validate = (regions: ReadonlyArray<RedactionRegion>, fill: Fill) =>
   Effect.gen(function*() {
     if (fill !== null && !fill.every((c) => Number.isFinite(c) && c >= 0 && c <= 1)) {
-      return yield* new RedactionFailed({ message: `The fill colour must be three numbers from 0 to 1, not [${fill.join(", ")}]` })
+      return yield* new RedactionFailed({
+        message: `The fill colour must be three numbers from 0 to 1, not [${fill.join(", ")}]`
+      })
     }
     for (const { page, rect } of regions) {
-      if (!Number.isInteger(page) || page < 0) return yield* new RedactionFailed({ message: `A region's page must be a page index from 0, not ${page}` })
+      if (!Number.isInteger(page) || page < 0) {
+        return yield* new RedactionFailed({ message: `A region's page must be a page index from 0, not ${page}` })
+      }
       const [x1, y1, x2, y2] = rect
       if ((rect as ReadonlyArray<number>).length !== 4 || !rect.every(Number.isFinite) || x1 > x2 || y1 > y2) {
-        return yield* new RedactionFailed({ message: `A region on page ${page + 1} must be [x1, y1, x2, y2] with x1 <= x2 and y1 <= y2, not [${rect.join(", ")}]` })
+        return yield* new RedactionFailed({
+          message: `A region on page ${page + 1} must be [x1, y1, x2, y2] with x1 <= x2 and y1 <= y2, not [${
+            rect.join(", ")
+          }]`
+        })
       }
     }
   })

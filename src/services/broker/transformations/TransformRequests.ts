@@ -6,8 +6,8 @@
  */
 import { Config, Duration, Schema } from "effect"
 import { durationConfig } from "../../common/DurationConfig.ts"
-import { PdfFailure, PdfSourceFields } from "../engine/PdfRequest.ts"
 import { PdfAnnotation, PdfRect } from "../annotations/PdfAnnotation.ts"
+import { PdfFailure, PdfSourceFields } from "../engine/PdfRequest.ts"
 import { OutlineEntry } from "../outline/Outline.ts"
 
 export class Transform extends Schema.TaggedRequest<Transform>()("Transform", {
@@ -15,7 +15,12 @@ export class Transform extends Schema.TaggedRequest<Transform>()("Transform", {
   success: Schema.Array(Schema.String),
   payload: {
     /** Each source PDF, with the areas to redact on its pages (PDF user space). */
-    sources: Schema.Array(Schema.Struct({ ...PdfSourceFields, redactions: Schema.Array(Schema.Struct({ page: Schema.Int, rect: PdfRect })) })),
+    sources: Schema.Array(
+      Schema.Struct({
+        ...PdfSourceFields,
+        redactions: Schema.Array(Schema.Struct({ page: Schema.Int, rect: PdfRect }))
+      })
+    ),
     outputs: Schema.Array(Schema.Struct({
       pages: Schema.Array(Schema.Struct({ source: Schema.Int, page: Schema.Int })),
       /** Annotations to write into the output, each's `page` naming an output page: as annotation objects, or drawn into the pages. */

@@ -24,8 +24,12 @@ export const transformHandlers: WorkerRunner.SerializedRunner.Handlers<Transform
           ? attempt("Opening a source document", () => loadWithPdfLib(source.path))
           // A redacted source is taken as redaction left it, not written out and parsed again.
           : attempt("Reading a source document", () => readFile(source.path)).pipe(
-            Effect.flatMap((bytes) => redactedDocument(new Uint8Array(bytes), source.redactions, { timeoutMs: settings.redactionTimeoutMs })),
-            Effect.mapError((e) => (e._tag === "PdfOperationFailed" ? e : new PdfOperationFailed({ message: e.message }))),
+            Effect.flatMap((bytes) =>
+              redactedDocument(new Uint8Array(bytes), source.redactions, { timeoutMs: settings.redactionTimeoutMs })
+            ),
+            Effect.mapError((
+              e
+            ) => (e._tag === "PdfOperationFailed" ? e : new PdfOperationFailed({ message: e.message }))),
             Effect.provide(NodeContext.layer)
           ))
       return yield* attempt("Building the result", async () => {

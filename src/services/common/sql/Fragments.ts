@@ -19,4 +19,6 @@ export const pageOf = <A>(content: ReadonlyArray<A>, page: number, size: number,
 
 /** The rows a reach covers, in a table with `tenant_id` and `user_id`. */
 export const reachFilter = (sql: SqlClient.SqlClient, reach: Reach) =>
-  reach.userId === undefined ? sql`tenant_id = ${reach.tenantId}` : sql`tenant_id = ${reach.tenantId} AND user_id = ${reach.userId}`
+  reach.userId === undefined
+    ? sql`tenant_id = ${reach.tenantId}`
+    : sql`tenant_id = ${reach.tenantId} AND user_id = ${reach.userId}`

@@ -7,8 +7,8 @@
  */
 import * as Reactivity from "@effect/experimental/Reactivity"
 import { SqlClient, SqlError, Statement } from "@effect/sql"
-import type { Connection } from "@effect/sql/SqlConnection"
 import { makeCompiler } from "@effect/sql-pg/PgClient"
+import type { Connection } from "@effect/sql/SqlConnection"
 import { Effect, Layer, Stream, String as Str } from "effect"
 import { execFile } from "node:child_process"
 import { existsSync } from "node:fs"
@@ -29,22 +29,36 @@ const toSqlError = (cause: unknown) =>
  */
 const startParams = (sharedBuffers: string) => [
   ...PGLITE_DEFAULT_START_PARAMS,
-  "-c", `shared_buffers=${sharedBuffers}`,
-  "-c", "wal_buffers=1MB",
-  "-c", "work_mem=4MB"
+  "-c",
+  `shared_buffers=${sharedBuffers}`,
+  "-c",
+  "wal_buffers=1MB",
+  "-c",
+  "work_mem=4MB"
 ]
 
 // As in @electric-sql/pglite 0.5 (not exported): single-user mode, no parallel workers, synchronous I/O.
 const PGLITE_DEFAULT_START_PARAMS = [
-  "--single", "-F", "-O", "-j",
-  "-c", "search_path=public",
-  "-c", "exit_on_error=false",
-  "-c", "log_checkpoints=false",
-  "-c", "max_worker_processes=0",
-  "-c", "max_parallel_workers=0",
-  "-c", "max_parallel_workers_per_gather=0",
-  "-c", "io_method=sync",
-  "-c", "max_parallel_maintenance_workers=0"
+  "--single",
+  "-F",
+  "-O",
+  "-j",
+  "-c",
+  "search_path=public",
+  "-c",
+  "exit_on_error=false",
+  "-c",
+  "log_checkpoints=false",
+  "-c",
+  "max_worker_processes=0",
+  "-c",
+  "max_parallel_workers=0",
+  "-c",
+  "max_parallel_workers_per_gather=0",
+  "-c",
+  "io_method=sync",
+  "-c",
+  "max_parallel_maintenance_workers=0"
 ]
 
 const initialise = (dataDir: string) =>
@@ -63,7 +77,10 @@ interface WorkerError {
 type WorkerMessage =
   | { readonly ready: true }
   | { readonly ready: false; readonly error: WorkerError }
-  | { readonly id: number; readonly result: { readonly rows: Array<unknown>; readonly fields: Array<unknown>; readonly affectedRows?: number } }
+  | {
+    readonly id: number
+    readonly result: { readonly rows: Array<unknown>; readonly fields: Array<unknown>; readonly affectedRows?: number }
+  }
   | { readonly id: number; readonly error: WorkerError }
   | { readonly id: number; readonly closed: true }
 
@@ -79,7 +96,14 @@ const databaseError = (fields: WorkerError) => Object.assign(new Error(fields.me
  */
 const startWorker = (dataDir: string, sharedBuffers: string) =>
   Effect.acquireRelease(
-    Effect.async<{ readonly worker: Worker; readonly pending: Map<number, (message: WorkerMessage) => void>; readonly stopped: () => Error | undefined }, SqlError.SqlError>((resume) => {
+    Effect.async<
+      {
+        readonly worker: Worker
+        readonly pending: Map<number, (message: WorkerMessage) => void>
+        readonly stopped: () => Error | undefined
+      },
+      SqlError.SqlError
+    >((resume) => {
       const worker = new Worker(new URL("./pglite-worker.mjs", import.meta.url), {
         workerData: { dataDir, startParams: startParams(sharedBuffers) },
         // Plain JavaScript: the TypeScript loader the process may run with is not needed there.
@@ -89,7 +113,11 @@ const startWorker = (dataDir: string, sharedBuffers: string) =>
       let stopped: Error | undefined
       worker.on("message", (message: WorkerMessage) => {
         if ("ready" in message) {
-          resume(message.ready ? Effect.succeed({ worker, pending, stopped: () => stopped }) : Effect.fail(toSqlError(databaseError(message.error))))
+          resume(
+            message.ready
+              ? Effect.succeed({ worker, pending, stopped: () => stopped })
+              : Effect.fail(toSqlError(databaseError(message.error)))
+          )
           return
         }
         const waiting = pending.get(message.id)
@@ -100,7 +128,9 @@ const startWorker = (dataDir: string, sharedBuffers: string) =>
       const gone = (error: Error) => {
         stopped ??= new Error(`The embedded database stopped: ${error.message}`)
         resume(Effect.fail(toSqlError(error)))
-        for (const waiting of pending.values()) waiting({ id: -1, error: { message: `The embedded database stopped: ${error.message}` } })
+        for (const waiting of pending.values()) {
+          waiting({ id: -1, error: { message: `The embedded database stopped: ${error.message}` } })
+        }
         pending.clear()
       }
       worker.on("error", gone)
@@ -123,7 +153,10 @@ const make = (dataDir: string, sharedBuffers: string) =>
     if (!existsSync(path.join(dataDir, "PG_VERSION"))) yield* initialise(dataDir)
     const { pending, stopped, worker } = yield* startWorker(dataDir, sharedBuffers)
     const run = (sql: string, params: ReadonlyArray<unknown>, rowMode: "object" | "array") =>
-      Effect.async<{ readonly rows: Array<unknown>; readonly fields: Array<unknown>; readonly affectedRows?: number }, SqlError.SqlError>((resume) => {
+      Effect.async<
+        { readonly rows: Array<unknown>; readonly fields: Array<unknown>; readonly affectedRows?: number },
+        SqlError.SqlError
+      >((resume) => {
         const death = stopped()
         if (death !== undefined) return resume(Effect.fail(toSqlError(death)))
         const id = nextId++
@@ -142,14 +175,17 @@ const make = (dataDir: string, sharedBuffers: string) =>
           Effect.map((r) => (transformRows ? transformRows(r.rows as Array<object>) : r.rows))
         ),
       executeRaw: (sql, params) => run(sql, params, "object"),
-      executeValues: (sql, params) => run(sql, params, "array").pipe(Effect.map((r) => r.rows as Array<Array<unknown>>)),
+      executeValues: (sql, params) =>
+        run(sql, params, "array").pipe(Effect.map((r) => r.rows as Array<Array<unknown>>)),
       executeUnprepared: (sql, params, transformRows) => connection.execute(sql, params, transformRows),
       executeStream: (sql, params, transformRows) =>
         Stream.fromIterableEffect(connection.execute(sql, params, transformRows))
     }
 
     const lock = yield* Effect.makeSemaphore(1)
-    const acquirer = Effect.acquireRelease(lock.take(1), () => lock.release(1)).pipe(Effect.as(storableConnection(connection)))
+    const acquirer = Effect.acquireRelease(lock.take(1), () => lock.release(1)).pipe(
+      Effect.as(storableConnection(connection))
+    )
 
     return yield* SqlClient.make({
       acquirer,

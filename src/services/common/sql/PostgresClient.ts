@@ -26,5 +26,7 @@ const make = (url: Redacted.Redacted) =>
   })
 
 /** A `SqlClient` (and the `PgClient` it stands on) for the database at `url`. */
-export const layer = (url: Redacted.Redacted): Layer.Layer<SqlClient.SqlClient | PgClient.PgClient, SqlError.SqlError> =>
+export const layer = (
+  url: Redacted.Redacted
+): Layer.Layer<SqlClient.SqlClient | PgClient.PgClient, SqlError.SqlError> =>
   Layer.scopedContext(make(url)).pipe(Layer.provide(Reactivity.layer))

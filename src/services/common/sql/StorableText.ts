@@ -65,6 +65,7 @@ export const storableConnection = (connection: Connection): Connection => ({
   execute: (sql, params, transformRows) => connection.execute(sql, storableParams(params), transformRows),
   executeRaw: (sql, params) => connection.executeRaw(sql, storableParams(params)),
   executeValues: (sql, params) => connection.executeValues(sql, storableParams(params)),
-  executeUnprepared: (sql, params, transformRows) => connection.executeUnprepared(sql, storableParams(params), transformRows),
+  executeUnprepared: (sql, params, transformRows) =>
+    connection.executeUnprepared(sql, storableParams(params), transformRows),
   executeStream: (sql, params, transformRows) => connection.executeStream(sql, storableParams(params), transformRows)
 })

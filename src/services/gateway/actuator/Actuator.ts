@@ -12,7 +12,15 @@ const version = (require("../../../../package.json") as { version: string }).ver
 
 export type LevelName = "TRACE" | "DEBUG" | "INFO" | "WARN" | "ERROR" | "FATAL" | "OFF"
 export const LEVELS: ReadonlyArray<LevelName> = ["TRACE", "DEBUG", "INFO", "WARN", "ERROR", "FATAL", "OFF"]
-const toLogLevel = (name: LevelName) => (name === "OFF" ? LogLevel.None : LogLevel.fromLiteral(name === "WARN" ? "Warning" : (name[0] + name.slice(1).toLowerCase()) as "Trace" | "Debug" | "Info" | "Error" | "Fatal"))
+const toLogLevel = (
+  name: LevelName
+) => (name === "OFF"
+  ? LogLevel.None
+  : LogLevel.fromLiteral(
+    name === "WARN"
+      ? "Warning"
+      : (name[0] + name.slice(1).toLowerCase()) as "Trace" | "Debug" | "Info" | "Error" | "Fatal"
+  ))
 
 const KNOWN_LOGGERS = ["ROOT", "http", "orders", "office", "gateway"] as const
 
@@ -28,7 +36,9 @@ export class LogLevels extends Effect.Service<LogLevels>()("gateway/LogLevels", 
         Effect.sync(() => ({
           levels: LEVELS,
           loggers: Object.fromEntries(
-            [...new Set([...KNOWN_LOGGERS, ...configured.keys()])].map((name) => [name, { configuredLevel: configured.get(name) ?? null, effectiveLevel: effective(name) }])
+            [...new Set([...KNOWN_LOGGERS, ...configured.keys()])].map((
+              name
+            ) => [name, { configuredLevel: configured.get(name) ?? null, effectiveLevel: effective(name) }])
           )
         }))
       ),
@@ -50,15 +60,21 @@ export const LevelFilterLive = Layer.unwrapEffect(
       Logger.make((options) => {
         const annotated = HashMap.get(options.annotations, "logger")
         const name = Option.isSome(annotated) ? String(annotated.value) : "ROOT"
-        if (LogLevel.greaterThanEqual(options.logLevel, toLogLevel(levels.effective(name)))) Logger.defaultLogger.log(options)
+        if (LogLevel.greaterThanEqual(options.logLevel, toLogLevel(levels.effective(name)))) {
+          Logger.defaultLogger.log(options)
+        }
       })
     ).pipe(Layer.merge(Logger.minimumLogLevel(LogLevel.All)))
   ))
 ).pipe(Layer.provide(LogLevels.Default))
 
 export const ActuatorConfig = Config.all({
-  infoAccess: Config.literal("public", "authenticated", "admin")("ACTUATOR_INFO_ACCESS").pipe(Config.withDefault("public" as const)),
-  loggersAccess: Config.literal("public", "authenticated", "admin")("ACTUATOR_LOGGERS_ACCESS").pipe(Config.withDefault("admin" as const))
+  infoAccess: Config.literal("public", "authenticated", "admin")("ACTUATOR_INFO_ACCESS").pipe(
+    Config.withDefault("public" as const)
+  ),
+  loggersAccess: Config.literal("public", "authenticated", "admin")("ACTUATOR_LOGGERS_ACCESS").pipe(
+    Config.withDefault("admin" as const)
+  )
 })
 
 export class Actuator extends Effect.Service<Actuator>()("gateway/Actuator", {
@@ -73,7 +89,10 @@ export class Actuator extends Effect.Service<Actuator>()("gateway/Actuator", {
         sql`SELECT 1`.pipe(
           Effect.timeout("5 seconds"),
           Effect.match({
-            onFailure: (error) => ({ status: "DOWN" as const, components: { db: { status: "DOWN" as const, details: { error: String(error) } } } }),
+            onFailure: (error) => ({
+              status: "DOWN" as const,
+              components: { db: { status: "DOWN" as const, details: { error: String(error) } } }
+            }),
             onSuccess: () => ({ status: "UP" as const, components: { db: { status: "UP" as const } } })
           })
         )

@@ -34,7 +34,8 @@ export class Conversations extends Effect.Service<Conversations>()("gateway/Conv
     const find = SqlSchema.findOne({
       Request: Schema.Struct({ tenantId: Schema.String, userId: Schema.optional(Schema.String), id: Schema.String }),
       Result: ConversationRow,
-      execute: ({ id, ...reach }) => sql`SELECT ${columns} FROM conversations WHERE ${reachFilter(sql, reach)} AND id = ${id}`
+      execute: ({ id, ...reach }) =>
+        sql`SELECT ${columns} FROM conversations WHERE ${reachFilter(sql, reach)} AND id = ${id}`
     })
 
     /** The conversation if the reach covers it; NOT_FOUND otherwise (another user's is not revealed). */
@@ -52,7 +53,11 @@ export class Conversations extends Effect.Service<Conversations>()("gateway/Conv
       Effect.gen(function*() {
         const pattern = params.search ? `%${params.search.replace(/[\\%_]/g, (c) => `\\${c}`)}%` : null
         const filter = sql`${reachFilter(sql, reach)} AND (${pattern}::text IS NULL OR title ILIKE ${pattern})`
-        const [{ total }] = yield* sql<{ total: number }>`SELECT count(*)::int AS total FROM conversations WHERE ${filter}`.pipe(Effect.orDie) as Effect.Effect<ReadonlyArray<{ total: number }>>
+        const [{ total }] = yield* sql<
+          { total: number }
+        >`SELECT count(*)::int AS total FROM conversations WHERE ${filter}`.pipe(Effect.orDie) as Effect.Effect<
+          ReadonlyArray<{ total: number }>
+        >
         const rows = yield* sql`SELECT ${columns} FROM conversations WHERE ${filter}
           ORDER BY updated_at DESC, id LIMIT ${params.size} OFFSET ${params.page * params.size}`.pipe(
           Effect.flatMap(Schema.decodeUnknown(Schema.Array(ConversationRow))),
@@ -63,7 +68,9 @@ export class Conversations extends Effect.Service<Conversations>()("gateway/Conv
 
     const remove = (reach: Reach, id: string) =>
       own(reach, id).pipe(
-        Effect.zipRight(sql`DELETE FROM conversations WHERE ${reachFilter(sql, reach)} AND id = ${id}`.pipe(Effect.orDie)),
+        Effect.zipRight(
+          sql`DELETE FROM conversations WHERE ${reachFilter(sql, reach)} AND id = ${id}`.pipe(Effect.orDie)
+        ),
         Effect.asVoid
       )
 
@@ -76,8 +83,16 @@ export class Conversations extends Effect.Service<Conversations>()("gateway/Conv
         Effect.gen(function*() {
           const principal = yield* CurrentPrincipal
           const rows = yield* sql`INSERT INTO conversations ${
-            sql.insert({ tenantId: principal.tenantId, id: randomUUID(), userId: principal.userId, title: title?.trim() || "New conversation" })
-          } RETURNING ${columns}`.pipe(Effect.flatMap(Schema.decodeUnknown(Schema.Array(ConversationRow))), Effect.orDie)
+            sql.insert({
+              tenantId: principal.tenantId,
+              id: randomUUID(),
+              userId: principal.userId,
+              title: title?.trim() || "New conversation"
+            })
+          } RETURNING ${columns}`.pipe(
+            Effect.flatMap(Schema.decodeUnknown(Schema.Array(ConversationRow))),
+            Effect.orDie
+          )
           return toConversation(rows[0]!)
         }),
 
@@ -89,7 +104,8 @@ export class Conversations extends Effect.Service<Conversations>()("gateway/Conv
       getInTenant: (id: string, userId?: string) => Effect.flatMap(tenantReach(userId), (reach) => own(reach, id)),
 
       /** The tenant's conversations, or those of `userId`. */
-      listInTenant: (params: ListParams & { readonly userId?: string | undefined }) => Effect.flatMap(tenantReach(params.userId), (reach) => list(reach, params)),
+      listInTenant: (params: ListParams & { readonly userId?: string | undefined }) =>
+        Effect.flatMap(tenantReach(params.userId), (reach) => list(reach, params)),
 
       removeInTenant: (id: string) => Effect.flatMap(tenantReach(), (reach) => remove(reach, id))
     })

@@ -55,8 +55,12 @@ const Usage = Schema.Struct({
   prompt_tokens: Schema.optional(Schema.NullOr(Schema.Number)),
   completion_tokens: Schema.optional(Schema.NullOr(Schema.Number)),
   total_tokens: Schema.optional(Schema.NullOr(Schema.Number)),
-  prompt_tokens_details: Schema.optional(Schema.NullOr(Schema.Struct({ cached_tokens: Schema.optional(Schema.NullOr(Schema.Number)) }))),
-  completion_tokens_details: Schema.optional(Schema.NullOr(Schema.Struct({ reasoning_tokens: Schema.optional(Schema.NullOr(Schema.Number)) })))
+  prompt_tokens_details: Schema.optional(
+    Schema.NullOr(Schema.Struct({ cached_tokens: Schema.optional(Schema.NullOr(Schema.Number)) }))
+  ),
+  completion_tokens_details: Schema.optional(
+    Schema.NullOr(Schema.Struct({ reasoning_tokens: Schema.optional(Schema.NullOr(Schema.Number)) }))
+  )
 })
 type Usage = typeof Usage.Type
 
@@ -84,7 +88,9 @@ const ChatCompletion = Schema.Struct({
 const ChatCompletionChunk = Schema.Struct({
   ...Common,
   choices: Schema.optional(Schema.NullOr(Schema.Array(Schema.Struct({
-    delta: Schema.optional(Schema.NullOr(Schema.Struct({ content: Schema.optional(Schema.NullOr(Schema.String)), ...Reasoning }))),
+    delta: Schema.optional(
+      Schema.NullOr(Schema.Struct({ content: Schema.optional(Schema.NullOr(Schema.String)), ...Reasoning }))
+    ),
     finish_reason: Schema.optional(Schema.NullOr(Schema.String))
   })))),
   error: Schema.optional(Schema.Unknown)
@@ -189,13 +195,20 @@ const usageOf = (usage: Usage | null | undefined): typeof Response.Usage.Encoded
   return {
     inputTokens,
     outputTokens,
-    totalTokens: usage?.total_tokens ?? (inputTokens === undefined && outputTokens === undefined ? undefined : (inputTokens ?? 0) + (outputTokens ?? 0)),
+    totalTokens: usage?.total_tokens ??
+      (inputTokens === undefined && outputTokens === undefined ? undefined : (inputTokens ?? 0) + (outputTokens ?? 0)),
     ...(reasoningTokens === undefined ? {} : { reasoningTokens }),
     ...(cachedInputTokens === undefined ? {} : { cachedInputTokens })
   }
 }
 
-const metadataPart = (answer: { readonly id?: string | null | undefined; readonly model?: string | null | undefined; readonly created?: number | null | undefined }): Response.ResponseMetadataPartEncoded => ({
+const metadataPart = (
+  answer: {
+    readonly id?: string | null | undefined
+    readonly model?: string | null | undefined
+    readonly created?: number | null | undefined
+  }
+): Response.ResponseMetadataPartEncoded => ({
   type: "response-metadata",
   ...(answer.id ? { id: answer.id } : {}),
   ...(answer.model ? { modelId: answer.model } : {}),
@@ -225,7 +238,11 @@ const requestDetails = (request: HttpClientRequest.HttpClientRequest) => ({
 /** The server's own words from an error body: OpenAI's `{error: {message}}`, `{error: "..."}`, or the text. */
 const serverMessage = (body: string): string | undefined => {
   const decoded = Schema.decodeUnknownOption(Schema.parseJson(ErrorBody))(body)
-  if (Option.isSome(decoded)) return typeof decoded.value.error === "string" ? decoded.value.error : decoded.value.error.message
+  if (Option.isSome(decoded)) {
+    return typeof decoded.value.error === "string"
+      ? decoded.value.error
+      : decoded.value.error.message
+  }
   const trimmed = body.trim()
   return trimmed.length > 0 ? trimmed.slice(0, 2000) : undefined
 }
@@ -252,7 +269,11 @@ const failOnStatus = (method: string) => (response: HttpClientResponse.HttpClien
     ? Effect.succeed(response)
     : response.text.pipe(
       Effect.orElseSucceed(() => ""),
-      Effect.flatMap((body) => Effect.fail(responseError(response, method, "StatusCode", serverMessage(body) ?? `HTTP ${response.status}`, body)))
+      Effect.flatMap((body) =>
+        Effect.fail(
+          responseError(response, method, "StatusCode", serverMessage(body) ?? `HTTP ${response.status}`, body)
+        )
+      )
     )
 
 const httpError = (method: string) => (error: HttpClientError.HttpClientError): AiError.AiError =>
@@ -314,7 +335,9 @@ export const make = (options: Options): Effect.Effect<LanguageModel.Service, nev
       }
     )
 
-    const streamText = (providerOptions: LanguageModel.ProviderOptions): Stream.Stream<Response.StreamPartEncoded, AiError.AiError, IdGenerator.IdGenerator> =>
+    const streamText = (
+      providerOptions: LanguageModel.ProviderOptions
+    ): Stream.Stream<Response.StreamPartEncoded, AiError.AiError, IdGenerator.IdGenerator> =>
       Stream.unwrapScoped(Effect.gen(function*() {
         const idGenerator = yield* IdGenerator.IdGenerator
         const body = yield* requestBody(providerOptions, true)
@@ -340,7 +363,9 @@ export const make = (options: Options): Effect.Effect<LanguageModel.Service, nev
             return malformed("streamText", "An event is not JSON")(error)
           }
           const decoded = decodeChunk(json)
-          if (Either.isLeft(decoded)) return malformed("streamText", "An event is not a Chat Completions chunk")(decoded.left)
+          if (Either.isLeft(decoded)) {
+            return malformed("streamText", "An event is not a Chat Completions chunk")(decoded.left)
+          }
           const chunk = decoded.right
           if (chunk.error !== undefined && chunk.error !== null) {
             const message = Schema.decodeUnknownOption(ErrorBody)(chunk).pipe(

@@ -12,10 +12,10 @@ import { HttpClient, HttpClientRequest } from "@effect/platform"
 import { Config, Context, Effect, ExecutionStrategy, Exit, Layer, Redacted, Schedule, Scope, Stream } from "effect"
 import { InternalError, LlmBadRequest, LlmCapabilityError } from "../../../schemas/gateway/GatewayErrors.ts"
 import type { ProviderConfigView } from "../../../schemas/gateway/LlmProviders.ts"
-import * as ChatCompletions from "./ChatCompletions.ts"
-import * as ProviderHttpClient from "./ProviderHttpClient.ts"
-import { ProviderConfigs } from "./ProviderConfigs.ts"
 import { currentTenant } from "../tenancy/CurrentReach.ts"
+import * as ChatCompletions from "./ChatCompletions.ts"
+import { ProviderConfigs } from "./ProviderConfigs.ts"
+import * as ProviderHttpClient from "./ProviderHttpClient.ts"
 
 export const LlmConfig = Config.all({
   /** Retries of a request the provider throttled (429) or failed (5xx, connection). */
@@ -55,7 +55,8 @@ const numberParam = (config: ProviderConfigView, name: string) => {
 
 /** Whether the provider's refusal is final (the request itself is wrong) or worth another try. */
 const isRetryable = (error: AiError.AiError) =>
-  error._tag === "HttpRequestError" || (error._tag === "HttpResponseError" && (error.response.status === 429 || error.response.status >= 500))
+  error._tag === "HttpRequestError" ||
+  (error._tag === "HttpResponseError" && (error.response.status === 429 || error.response.status >= 500))
 
 /** What the provider said went wrong: the message of its error body when it sent one (OpenAI's and Anthropic's shapes), else the client's description. */
 const providerMessage = (error: AiError.AiError) => {
@@ -72,11 +73,22 @@ const providerMessage = (error: AiError.AiError) => {
 }
 
 export const toGatewayError = (config: ProviderConfigView, error: AiError.AiError) => {
-  if (error._tag === "HttpResponseError" && error.response.status >= 400 && error.response.status < 500 && error.response.status !== 429) {
-    return new LlmBadRequest({ message: `${config.id} (${config.type}) refused the request (${error.response.status}): ${providerMessage(error)}` })
+  if (
+    error._tag === "HttpResponseError" && error.response.status >= 400 && error.response.status < 500 &&
+    error.response.status !== 429
+  ) {
+    return new LlmBadRequest({
+      message: `${config.id} (${config.type}) refused the request (${error.response.status}): ${providerMessage(error)}`
+    })
   }
-  const what = error._tag === "HttpRequestError" ? "could not be reached" : error._tag === "HttpResponseError" ? `answered ${error.response.status}` : "answered something unreadable"
-  return new InternalError({ message: `The LLM provider ${config.id} (${config.type}) ${what}: ${providerMessage(error)}` })
+  const what = error._tag === "HttpRequestError"
+    ? "could not be reached"
+    : error._tag === "HttpResponseError"
+    ? `answered ${error.response.status}`
+    : "answered something unreadable"
+  return new InternalError({
+    message: `The LLM provider ${config.id} (${config.type}) ${what}: ${providerMessage(error)}`
+  })
 }
 
 export class Llm extends Effect.Service<Llm>()("gateway/Llm", {
@@ -87,16 +99,24 @@ export class Llm extends Effect.Service<Llm>()("gateway/Llm", {
     const http = Layer.succeed(HttpClient.HttpClient, ProviderHttpClient.make(yield* ProviderHttpClient.makeAgents))
     const configs = yield* ProviderConfigs
     const settings = yield* LlmConfig
-    const retry = Schedule.exponential(settings.retryBaseDelay).pipe(Schedule.intersect(Schedule.recurs(settings.retries)))
+    const retry = Schedule.exponential(settings.retryBaseDelay).pipe(
+      Schedule.intersect(Schedule.recurs(settings.retries))
+    )
 
-    const layerFor = (config: ProviderConfigView, apiKey: string | null, model: string, parameters: GenerationParameters): Layer.Layer<LanguageModel.LanguageModel> => {
+    const layerFor = (
+      config: ProviderConfigView,
+      apiKey: string | null,
+      model: string,
+      parameters: GenerationParameters
+    ): Layer.Layer<LanguageModel.LanguageModel> => {
       const temperature = parameters.temperature ?? numberParam(config, "temperature")
       const topP = parameters.topP ?? numberParam(config, "topP")
       const maxTokens = parameters.maxTokens ?? numberParam(config, "maxTokens")
       const key = apiKey ? { apiKey: Redacted.make(apiKey) } : {}
       const baseUrl = config.baseUrl ?? undefined
       // Extra headers of the configuration (a proxy's or gateway's own) go on every request.
-      const transformClient = (client: HttpClient.HttpClient) => client.pipe(HttpClient.mapRequest(HttpClientRequest.setHeaders(config.headers)))
+      const transformClient = (client: HttpClient.HttpClient) =>
+        client.pipe(HttpClient.mapRequest(HttpClientRequest.setHeaders(config.headers)))
       switch (config.type) {
         case "openai": {
           const organization = config.extraParams.organization
@@ -152,10 +172,27 @@ export class Llm extends Effect.Service<Llm>()("gateway/Llm", {
     // and parameters: building one costs more than the rest of a request's own work. Each has a
     // scope of its own, closed when it is dropped.
     const serviceScope = yield* Effect.scope
-    const built = new Map<string, { readonly languageModel: LanguageModel.Service; readonly scope: Scope.CloseableScope }>()
-    const languageModelFor = (tenantId: string, config: ProviderConfigView, apiKey: string | null, model: string, parameters: GenerationParameters) =>
+    const built = new Map<
+      string,
+      { readonly languageModel: LanguageModel.Service; readonly scope: Scope.CloseableScope }
+    >()
+    const languageModelFor = (
+      tenantId: string,
+      config: ProviderConfigView,
+      apiKey: string | null,
+      model: string,
+      parameters: GenerationParameters
+    ) =>
       Effect.gen(function*() {
-        const key = JSON.stringify([tenantId, config.id, config.updatedAt, model, parameters.temperature, parameters.topP, parameters.maxTokens])
+        const key = JSON.stringify([
+          tenantId,
+          config.id,
+          config.updatedAt,
+          model,
+          parameters.temperature,
+          parameters.topP,
+          parameters.maxTokens
+        ])
         const existing = built.get(key)
         if (existing) return existing.languageModel
         const scope = yield* Scope.fork(serviceScope, ExecutionStrategy.sequential)
@@ -180,10 +217,18 @@ export class Llm extends Effect.Service<Llm>()("gateway/Llm", {
     const choose = Effect.fn("Llm.choose")(function*(choice: ModelChoice, needsVision: boolean) {
       const { apiKey, config } = yield* configs.forUse(choice.providerId)
       if (needsVision && !config.capabilities.vision) {
-        return yield* new LlmCapabilityError({ message: `The model of ${config.id} does not take images (its configuration does not declare vision)` })
+        return yield* new LlmCapabilityError({
+          message: `The model of ${config.id} does not take images (its configuration does not declare vision)`
+        })
       }
       const model = choice.model ?? config.model
-      const languageModel = yield* languageModelFor(yield* currentTenant, config, apiKey, model, choice.parameters ?? {})
+      const languageModel = yield* languageModelFor(
+        yield* currentTenant,
+        config,
+        apiKey,
+        model,
+        choice.parameters ?? {}
+      )
       return { config, model, languageModel } satisfies ChosenModel
     })
 
@@ -204,7 +249,9 @@ export class Llm extends Effect.Service<Llm>()("gateway/Llm", {
             const fallbackId = chosen.config.fallbackProviderId
             if (!isRetryable(error) || fallbackId === null) return Effect.fail(toGatewayError(chosen.config, error))
             return choose({ providerId: fallbackId, model: undefined }, needsVision).pipe(
-              Effect.flatMap((fallback) => attempt(fallback).pipe(Effect.mapError((e) => toGatewayError(fallback.config, e))))
+              Effect.flatMap((fallback) =>
+                attempt(fallback).pipe(Effect.mapError((e) => toGatewayError(fallback.config, e)))
+              )
             )
           })
         )

@@ -5,29 +5,84 @@
 import { SqlClient, SqlSchema } from "@effect/sql"
 import { Config, Duration, Effect, Either, Option, Schema } from "effect"
 import { BadRequest, Conflict, LlmProviderNotFound } from "../../../schemas/gateway/GatewayErrors.ts"
-import { ExtraParamDescriptor, ProviderCapabilities, type ProviderConfigInput, type ProviderConfigUpdate, ProviderConfigView, ProviderType } from "../../../schemas/gateway/LlmProviders.ts"
-import { Secrets } from "./Secrets.ts"
-import { currentTenant } from "../tenancy/CurrentReach.ts"
+import {
+  ExtraParamDescriptor,
+  ProviderCapabilities,
+  type ProviderConfigInput,
+  type ProviderConfigUpdate,
+  ProviderConfigView,
+  ProviderType
+} from "../../../schemas/gateway/LlmProviders.ts"
 import { durationConfig } from "../../common/DurationConfig.ts"
 import { isoUtc } from "../../common/sql/Fragments.ts"
 import { sqlJson } from "../../common/sql/StorableText.ts"
+import { currentTenant } from "../tenancy/CurrentReach.ts"
+import { Secrets } from "./Secrets.ts"
 
-const temperature = new ExtraParamDescriptor({ name: "temperature", type: "number", description: "Sampling temperature", required: false })
-const topP = new ExtraParamDescriptor({ name: "topP", type: "number", description: "Nucleus sampling probability mass", required: false })
-const maxTokens = new ExtraParamDescriptor({ name: "maxTokens", type: "integer", description: "Most tokens in one answer", required: false })
+const temperature = new ExtraParamDescriptor({
+  name: "temperature",
+  type: "number",
+  description: "Sampling temperature",
+  required: false
+})
+const topP = new ExtraParamDescriptor({
+  name: "topP",
+  type: "number",
+  description: "Nucleus sampling probability mass",
+  required: false
+})
+const maxTokens = new ExtraParamDescriptor({
+  name: "maxTokens",
+  type: "integer",
+  description: "Most tokens in one answer",
+  required: false
+})
 
 /** The provider types and what each takes beyond model, key and base URL. */
 export const PROVIDER_TYPES: Readonly<Record<ProviderType, ReadonlyArray<ExtraParamDescriptor>>> = {
-  openai: [temperature, topP, maxTokens, new ExtraParamDescriptor({ name: "organization", type: "string", description: "OpenAI organization ID", required: false })],
+  openai: [
+    temperature,
+    topP,
+    maxTokens,
+    new ExtraParamDescriptor({
+      name: "organization",
+      type: "string",
+      description: "OpenAI organization ID",
+      required: false
+    })
+  ],
   // Anthropic's Messages API requires max_tokens on every request.
-  anthropic: [temperature, topP, new ExtraParamDescriptor({ name: "maxTokens", type: "integer", description: "Most tokens in one answer", required: true, defaultValue: 4096 })],
+  anthropic: [
+    temperature,
+    topP,
+    new ExtraParamDescriptor({
+      name: "maxTokens",
+      type: "integer",
+      description: "Most tokens in one answer",
+      required: true,
+      defaultValue: 4096
+    })
+  ],
   // Google's OpenAI-compatible endpoint (generativelanguage.googleapis.com/v1beta/openai) unless baseUrl says otherwise.
   gemini: [temperature, topP, maxTokens],
   // Ollama, vLLM, Mistral, LM Studio, Azure OpenAI: baseUrl is required; Azure takes its api-version as a query parameter.
-  "openai-compatible": [temperature, topP, maxTokens, new ExtraParamDescriptor({ name: "apiVersion", type: "string", description: "Azure OpenAI api-version query parameter", required: false })]
+  "openai-compatible": [
+    temperature,
+    topP,
+    maxTokens,
+    new ExtraParamDescriptor({
+      name: "apiVersion",
+      type: "string",
+      description: "Azure OpenAI api-version query parameter",
+      required: false
+    })
+  ]
 }
 
-const JsonRecord = Schema.Union(Schema.Record({ key: Schema.String, value: Schema.Unknown }), Schema.parseJson(Schema.Record({ key: Schema.String, value: Schema.Unknown })))
+const JsonRecord = Schema.Union(
+  Schema.Record({ key: Schema.String, value: Schema.Unknown }),
+  Schema.parseJson(Schema.Record({ key: Schema.String, value: Schema.Unknown }))
+)
 
 class ProviderRow extends Schema.Class<ProviderRow>("ProviderRow")({
   id: Schema.String,
@@ -87,13 +142,15 @@ export class ProviderConfigs extends Effect.Service<ProviderConfigs>()("gateway/
     const sql = yield* SqlClient.SqlClient
     const secrets = yield* Secrets
     const iso = (column: string) => isoUtc(sql, column)
-    const columns = sql`id, type, name, model, api_key_encrypted, api_key_last4, base_url, headers, extra_params, capabilities,
+    const columns =
+      sql`id, type, name, model, api_key_encrypted, api_key_last4, base_url, headers, extra_params, capabilities,
       fallback_provider_id, is_default, ${iso("created_at")} AS created_at, ${iso("updated_at")} AS updated_at`
 
     const findRow = SqlSchema.findOne({
       Request: Schema.Struct({ tenantId: Schema.String, id: Schema.String }),
       Result: ProviderRow,
-      execute: ({ id, tenantId }) => sql`SELECT ${columns} FROM llm_providers WHERE tenant_id = ${tenantId} AND id = ${id}`
+      execute: ({ id, tenantId }) =>
+        sql`SELECT ${columns} FROM llm_providers WHERE tenant_id = ${tenantId} AND id = ${id}`
     })
     const listRows = SqlSchema.findAll({
       Request: Schema.String,
@@ -116,13 +173,21 @@ export class ProviderConfigs extends Effect.Service<ProviderConfigs>()("gateway/
         : input.fallbackProviderId === input.id
         ? Effect.fail(new BadRequest({ message: "fallbackProviderId must name another configuration" }))
         : existing(tenantId, input.fallbackProviderId).pipe(
-          Effect.mapError(() => new BadRequest({ message: `fallbackProviderId '${input.fallbackProviderId}' is not a configuration of this tenant` })),
+          Effect.mapError(() =>
+            new BadRequest({
+              message: `fallbackProviderId '${input.fallbackProviderId}' is not a configuration of this tenant`
+            })
+          ),
           Effect.asVoid
         )
 
     const checkBaseUrl = (input: ProviderConfigInput) =>
       input.type === "openai-compatible" && !input.baseUrl
-        ? Effect.fail(new BadRequest({ message: "An openai-compatible configuration needs baseUrl (e.g. http://localhost:11434/v1 for Ollama)" }))
+        ? Effect.fail(
+          new BadRequest({
+            message: "An openai-compatible configuration needs baseUrl (e.g. http://localhost:11434/v1 for Ollama)"
+          })
+        )
         : Effect.void
 
     const fields = (input: ProviderConfigInput) => ({
@@ -137,11 +202,17 @@ export class ProviderConfigs extends Effect.Service<ProviderConfigs>()("gateway/
       isDefault: input.isDefault ?? false
     })
     const keyFields = (apiKey: string) =>
-      secrets.encrypt(apiKey).pipe(Effect.map((apiKeyEncrypted) => ({ apiKeyEncrypted, apiKeyLast4: apiKey.length >= 8 ? apiKey.slice(-4) : "" })))
+      secrets.encrypt(apiKey).pipe(
+        Effect.map((apiKeyEncrypted) => ({ apiKeyEncrypted, apiKeyLast4: apiKey.length >= 8 ? apiKey.slice(-4) : "" }))
+      )
 
     /** At most one default per tenant: making one the default unmakes the others. */
     const soleDefault = (tenantId: string, input: ProviderConfigInput) =>
-      input.isDefault ? sql`UPDATE llm_providers SET is_default = false WHERE tenant_id = ${tenantId} AND id <> ${input.id}`.pipe(Effect.asVoid) : Effect.void
+      input.isDefault
+        ? sql`UPDATE llm_providers SET is_default = false WHERE tenant_id = ${tenantId} AND id <> ${input.id}`.pipe(
+          Effect.asVoid
+        )
+        : Effect.void
 
     /**
      * The configurations a request can use, keys decrypted, per tenant: read again after
@@ -157,7 +228,9 @@ export class ProviderConfigs extends Effect.Service<ProviderConfigs>()("gateway/
         const usable: ReadonlyArray<StoredConfig> = yield* Effect.forEach(rows, (row) =>
           Effect.gen(function*() {
             // A key that cannot be decrypted fails the requests that use it, not those of the tenant's other configurations.
-            const apiKey = row.apiKeyEncrypted === null ? Either.right(null) : yield* Effect.either(secrets.decrypt(row.apiKeyEncrypted))
+            const apiKey = row.apiKeyEncrypted === null
+              ? Either.right(null)
+              : yield* Effect.either(secrets.decrypt(row.apiKeyEncrypted))
             return { config: view(row), apiKey }
           }))
         usableCache.set(tenantId, { at: Date.now(), usable })
@@ -171,7 +244,11 @@ export class ProviderConfigs extends Effect.Service<ProviderConfigs>()("gateway/
       extraParams: Effect.fn("ProviderConfigs.extraParams")((type: string) =>
         type in PROVIDER_TYPES
           ? Effect.succeed(PROVIDER_TYPES[type as ProviderType])
-          : Effect.fail(new LlmProviderNotFound({ message: `No provider type '${type}': the types are ${Object.keys(PROVIDER_TYPES).join(", ")}` }))
+          : Effect.fail(
+            new LlmProviderNotFound({
+              message: `No provider type '${type}': the types are ${Object.keys(PROVIDER_TYPES).join(", ")}`
+            })
+          )
       ),
 
       list: Effect.fn("ProviderConfigs.list")(function*() {
@@ -192,7 +269,11 @@ export class ProviderConfigs extends Effect.Service<ProviderConfigs>()("gateway/
         yield* checkFallback(tenantId, input)
         const key = input.apiKey ? yield* keyFields(input.apiKey) : {}
         yield* sql.withTransaction(
-          soleDefault(tenantId, input).pipe(Effect.zipRight(sql`INSERT INTO llm_providers ${sql.insert({ tenantId, id: input.id, ...fields(input), ...key })}`))
+          soleDefault(tenantId, input).pipe(
+            Effect.zipRight(
+              sql`INSERT INTO llm_providers ${sql.insert({ tenantId, id: input.id, ...fields(input), ...key })}`
+            )
+          )
         ).pipe(Effect.orDie, Effect.ensuring(forget(tenantId)))
         return view(yield* existing(tenantId, input.id))
       }),
@@ -200,7 +281,9 @@ export class ProviderConfigs extends Effect.Service<ProviderConfigs>()("gateway/
       /** The path names the configuration; a body may leave its `id` out, not name another. */
       update: Effect.fn("ProviderConfigs.update")(function*(id: string, body: ProviderConfigUpdate) {
         const tenantId = yield* currentTenant
-        if (body.id !== undefined && body.id !== id) return yield* new BadRequest({ message: `The body's id '${body.id}' differs from the path's '${id}'` })
+        if (body.id !== undefined && body.id !== id) {
+          return yield* new BadRequest({ message: `The body's id '${body.id}' differs from the path's '${id}'` })
+        }
         const input = { ...body, id }
         yield* existing(tenantId, id)
         yield* checkBaseUrl(input)
@@ -208,7 +291,11 @@ export class ProviderConfigs extends Effect.Service<ProviderConfigs>()("gateway/
         const values = { ...fields(input), ...(input.apiKey !== undefined ? yield* keyFields(input.apiKey) : {}) }
         yield* sql.withTransaction(
           soleDefault(tenantId, input).pipe(
-            Effect.zipRight(sql`UPDATE llm_providers SET ${sql.update(values)}, updated_at = now() WHERE tenant_id = ${tenantId} AND id = ${id}`)
+            Effect.zipRight(
+              sql`UPDATE llm_providers SET ${
+                sql.update(values)
+              }, updated_at = now() WHERE tenant_id = ${tenantId} AND id = ${id}`
+            )
           )
         ).pipe(Effect.orDie, Effect.ensuring(forget(tenantId)))
         return view(yield* existing(tenantId, id))
@@ -235,11 +322,15 @@ export class ProviderConfigs extends Effect.Service<ProviderConfigs>()("gateway/
 
       remove: Effect.fn("ProviderConfigs.remove")(function*(id: string) {
         const tenantId = yield* currentTenant
-        const deleted = yield* sql<{ id: string }>`DELETE FROM llm_providers WHERE tenant_id = ${tenantId} AND id = ${id} RETURNING id`.pipe(
+        const deleted = yield* sql<
+          { id: string }
+        >`DELETE FROM llm_providers WHERE tenant_id = ${tenantId} AND id = ${id} RETURNING id`.pipe(
           Effect.orDie,
           Effect.ensuring(forget(tenantId))
         )
-        if (deleted.length === 0) return yield* new LlmProviderNotFound({ message: `No LLM provider configuration '${id}'` })
+        if (deleted.length === 0) {
+          return yield* new LlmProviderNotFound({ message: `No LLM provider configuration '${id}'` })
+        }
       })
     }
   }),

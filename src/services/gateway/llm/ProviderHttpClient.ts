@@ -11,6 +11,7 @@
  * closes the connection: the provider sees its client go away and stops generating. A body
  * streamed to its end leaves the connection to the agent for the next call.
  */
+import * as NodeStream from "@effect/platform-node/NodeStream"
 import * as Cookies from "@effect/platform/Cookies"
 import * as Headers from "@effect/platform/Headers"
 import * as HttpClient from "@effect/platform/HttpClient"
@@ -19,7 +20,6 @@ import type * as HttpClientRequest from "@effect/platform/HttpClientRequest"
 import * as HttpClientResponse from "@effect/platform/HttpClientResponse"
 import * as HttpIncomingMessage from "@effect/platform/HttpIncomingMessage"
 import * as UrlParams from "@effect/platform/UrlParams"
-import * as NodeStream from "@effect/platform-node/NodeStream"
 import { Effect, Inspectable, Option, type Scope, type Stream } from "effect"
 import * as Http from "node:http"
 import * as Https from "node:https"
@@ -64,7 +64,8 @@ class ProviderResponse extends Inspectable.Class implements HttpClientResponse.H
     super()
   }
 
-  private failure = (cause: unknown): HttpClientError.ResponseError => new HttpClientError.ResponseError({ request: this.request, response: this, reason: "Decode", cause })
+  private failure = (cause: unknown): HttpClientError.ResponseError =>
+    new HttpClientError.ResponseError({ request: this.request, response: this, reason: "Decode", cause })
 
   get status() {
     return this.source.statusCode ?? 0
@@ -111,12 +112,17 @@ class ProviderResponse extends Inspectable.Class implements HttpClientResponse.H
   }
 
   get json(): Effect.Effect<unknown, HttpClientError.ResponseError> {
-    return Effect.flatMap(this.text, (text) =>
-      Effect.try({ try: () => (text === "" ? null : JSON.parse(text)) as unknown, catch: this.failure }))
+    return Effect.flatMap(
+      this.text,
+      (text) => Effect.try({ try: () => (text === "" ? null : JSON.parse(text)) as unknown, catch: this.failure })
+    )
   }
 
   get urlParamsBody(): Effect.Effect<UrlParams.UrlParams, HttpClientError.ResponseError> {
-    return Effect.flatMap(this.text, (text) => Effect.try({ try: () => UrlParams.fromInput(new URLSearchParams(text)), catch: this.failure }))
+    return Effect.flatMap(
+      this.text,
+      (text) => Effect.try({ try: () => UrlParams.fromInput(new URLSearchParams(text)), catch: this.failure })
+    )
   }
 
   get arrayBuffer(): Effect.Effect<ArrayBuffer, HttpClientError.ResponseError> {
@@ -145,7 +151,15 @@ const send = (agents: Agents) => (request: HttpClientRequest.HttpClientRequest) 
       return
     }
     if (request.body._tag === "FormData" || request.body._tag === "Stream") {
-      resume(Effect.fail(new HttpClientError.RequestError({ request, reason: "Encode", description: `A ${request.body._tag} body is not sent to LLM providers` })))
+      resume(
+        Effect.fail(
+          new HttpClientError.RequestError({
+            request,
+            reason: "Encode",
+            description: `A ${request.body._tag} body is not sent to LLM providers`
+          })
+        )
+      )
       return
     }
     const options = { method: request.method, headers: request.headers }
@@ -154,7 +168,10 @@ const send = (agents: Agents) => (request: HttpClientRequest.HttpClientRequest) 
       : Http.request(url.right, { ...options, agent: agents.http })
     nodeRequest.once("response", (response) => resume(Effect.succeed(new ProviderResponse(request, response))))
     // Kept after the first: a destroyed request may report its socket's end too, and an unheard error would end the process.
-    nodeRequest.on("error", (cause) => resume(Effect.fail(new HttpClientError.RequestError({ request, reason: "Transport", cause }))))
+    nodeRequest.on(
+      "error",
+      (cause) => resume(Effect.fail(new HttpClientError.RequestError({ request, reason: "Transport", cause })))
+    )
     nodeRequest.end(bodyBytes(request))
     // Interrupted before the answer came: the provider must stop working on it.
     return Effect.sync(() => nodeRequest.destroy())
@@ -162,4 +179,7 @@ const send = (agents: Agents) => (request: HttpClientRequest.HttpClientRequest) 
 
 /** An HttpClient over the agents, for the provider clients (@effect/ai-openai, -anthropic, Chat Completions). */
 export const make = (agents: Agents): HttpClient.HttpClient =>
-  HttpClient.makeWith<never, never, HttpClientError.HttpClientError, never>((request) => Effect.flatMap(request, send(agents)), Effect.succeed)
+  HttpClient.makeWith<never, never, HttpClientError.HttpClientError, never>(
+    (request) => Effect.flatMap(request, send(agents)),
+    Effect.succeed
+  )

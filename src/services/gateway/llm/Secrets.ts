@@ -36,7 +36,9 @@ export class Secrets extends Effect.Service<Secrets>()("gateway/Secrets", {
           const iv = randomBytes(12)
           const cipher = createCipheriv("aes-256-gcm", key, iv)
           const data = Buffer.concat([cipher.update(plain, "utf8"), cipher.final()])
-          return [VERSION, iv.toString("base64"), cipher.getAuthTag().toString("base64"), data.toString("base64")].join(":")
+          return [VERSION, iv.toString("base64"), cipher.getAuthTag().toString("base64"), data.toString("base64")].join(
+            ":"
+          )
         })
       ),
       decrypt: Effect.fn("Secrets.decrypt")((sealed: string) =>
@@ -48,7 +50,10 @@ export class Secrets extends Effect.Service<Secrets>()("gateway/Secrets", {
             decipher.setAuthTag(Buffer.from(tag, "base64"))
             return Buffer.concat([decipher.update(Buffer.from(data, "base64")), decipher.final()]).toString("utf8")
           },
-          catch: () => new Error("A stored API key cannot be decrypted: GATEWAY_MASTER_KEY differs from the one it was stored with")
+          catch: () =>
+            new Error(
+              "A stored API key cannot be decrypted: GATEWAY_MASTER_KEY differs from the one it was stored with"
+            )
         })
       )
     }

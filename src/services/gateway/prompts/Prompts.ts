@@ -7,7 +7,6 @@
 import { SqlClient, SqlSchema } from "@effect/sql"
 import { Effect, Option, Schema } from "effect"
 import { Conflict, NotFound } from "../../../schemas/gateway/GatewayErrors.ts"
-import { CurrentPrincipal } from "../../../schemas/gateway/Tenancy.ts"
 import {
   type ApplicationRef,
   AvailablePrompt,
@@ -26,13 +25,17 @@ import {
   VersionStatistics,
   type VersionUpdate
 } from "../../../schemas/gateway/Prompts.ts"
-import { RequestRecorder } from "../records/RequestRecorder.ts"
-import { Templates } from "./Templates.ts"
-import { currentTenant } from "../tenancy/CurrentReach.ts"
+import { CurrentPrincipal } from "../../../schemas/gateway/Tenancy.ts"
 import { isoUtc } from "../../common/sql/Fragments.ts"
 import { sqlJson } from "../../common/sql/StorableText.ts"
+import { RequestRecorder } from "../records/RequestRecorder.ts"
+import { currentTenant } from "../tenancy/CurrentReach.ts"
+import { Templates } from "./Templates.ts"
 
-const JsonObject = Schema.Union(Schema.Record({ key: Schema.String, value: Schema.Unknown }), Schema.parseJson(Schema.Record({ key: Schema.String, value: Schema.Unknown })))
+const JsonObject = Schema.Union(
+  Schema.Record({ key: Schema.String, value: Schema.Unknown }),
+  Schema.parseJson(Schema.Record({ key: Schema.String, value: Schema.Unknown }))
+)
 
 class PromptRow extends Schema.Class<PromptRow>("PromptRow")({
   id: Schema.String,
@@ -126,9 +129,13 @@ const columns = (content: Content) => ({
 })
 
 const notFound = (id: string) => new NotFound({ message: `No prompt '${id}'` })
-const versionNotFound = (id: string, version: number) => new NotFound({ message: `Prompt '${id}' has no version ${version}` })
+const versionNotFound = (id: string, version: number) =>
+  new NotFound({ message: `Prompt '${id}' has no version ${version}` })
 const notTheDraft = (id: string, version: PromptVersion, action: string) =>
-  new Conflict({ message: `Cannot ${action} version ${version.version} of prompt '${id}': it is ${version.state}, only the draft can be changed` })
+  new Conflict({
+    message:
+      `Cannot ${action} version ${version.version} of prompt '${id}': it is ${version.state}, only the draft can be changed`
+  })
 
 export class Prompts extends Effect.Service<Prompts>()("gateway/Prompts", {
   effect: Effect.gen(function*() {
@@ -137,7 +144,8 @@ export class Prompts extends Effect.Service<Prompts>()("gateway/Prompts", {
     const recorder = yield* RequestRecorder
     const iso = (column: string) => isoUtc(sql, column)
     const promptColumns = sql`id, base, ${iso("created_at")} AS created_at, ${iso("updated_at")} AS updated_at`
-    const versionColumns = sql`prompt_id, version, state, template, name, description, category, quick_prompt, llm, time_saved_seconds,
+    const versionColumns =
+      sql`prompt_id, version, state, template, name, description, category, quick_prompt, llm, time_saved_seconds,
       ${iso("created_at")} AS created_at, ${iso("updated_at")} AS updated_at,
       CASE WHEN published_at IS NULL THEN NULL ELSE ${iso("published_at")} END AS published_at`
 
@@ -145,7 +153,9 @@ export class Prompts extends Effect.Service<Prompts>()("gateway/Prompts", {
       Request: Schema.Struct({ tenantId: Schema.String, id: Schema.String, lock: Schema.Boolean }),
       Result: PromptRow,
       execute: ({ id, lock, tenantId }) =>
-        sql`SELECT ${promptColumns} FROM prompts WHERE tenant_id = ${tenantId} AND id = ${id} ${lock ? sql.literal("FOR UPDATE") : sql.literal("")}`
+        sql`SELECT ${promptColumns} FROM prompts WHERE tenant_id = ${tenantId} AND id = ${id} ${
+          lock ? sql.literal("FOR UPDATE") : sql.literal("")
+        }`
     })
     const listPrompts = SqlSchema.findAll({
       Request: Schema.String,
@@ -164,7 +174,9 @@ export class Prompts extends Effect.Service<Prompts>()("gateway/Prompts", {
       Request: Schema.Struct({ tenantId: Schema.String, id: Schema.String }),
       Result: UsageRow,
       execute: ({ id, tenantId }) =>
-        sql`SELECT version, uses, CASE WHEN last_used_at IS NULL THEN NULL ELSE ${iso("last_used_at")} END AS last_used_at
+        sql`SELECT version, uses, CASE WHEN last_used_at IS NULL THEN NULL ELSE ${
+          iso("last_used_at")
+        } END AS last_used_at
             FROM prompt_usage WHERE tenant_id = ${tenantId} AND prompt_id = ${id} ORDER BY version`
     })
 
@@ -209,7 +221,9 @@ export class Prompts extends Effect.Service<Prompts>()("gateway/Prompts", {
       })
 
     const aggregate = (tenantId: string, id: string) =>
-      load(tenantId, id).pipe(Effect.map(({ row, versions }) => new Prompt({ ...summaryFields(row, versions), versions })))
+      load(tenantId, id).pipe(
+        Effect.map(({ row, versions }) => new Prompt({ ...summaryFields(row, versions), versions }))
+      )
 
     const pick = (id: string, versions: ReadonlyArray<PromptVersion>, version: number | undefined) => {
       if (version === undefined) return Effect.succeed(active(id, versions))
@@ -217,15 +231,20 @@ export class Prompts extends Effect.Service<Prompts>()("gateway/Prompts", {
       return found === undefined ? Effect.fail(versionNotFound(id, version)) : Effect.succeed(found)
     }
 
-    const touch = (tenantId: string, id: string) => sql`UPDATE prompts SET updated_at = now() WHERE tenant_id = ${tenantId} AND id = ${id}`.pipe(Effect.orDie)
+    const touch = (tenantId: string, id: string) =>
+      sql`UPDATE prompts SET updated_at = now() WHERE tenant_id = ${tenantId} AND id = ${id}`.pipe(Effect.orDie)
 
-    const inTransaction = <A, E, R>(effect: Effect.Effect<A, E, R>) => sql.withTransaction(effect).pipe(Effect.catchTag("SqlError", Effect.die))
+    const inTransaction = <A, E, R>(effect: Effect.Effect<A, E, R>) =>
+      sql.withTransaction(effect).pipe(Effect.catchTag("SqlError", Effect.die))
 
     /**
      * The Applications that reference the prompt. Applications do not exist yet: none. The one
      * place that decides, for DELETE and for GET /usage.
      */
-    const referencingApplications = (_tenantId: string, _promptId: string): Effect.Effect<ReadonlyArray<ApplicationRef>> => Effect.succeed([])
+    const referencingApplications = (
+      _tenantId: string,
+      _promptId: string
+    ): Effect.Effect<ReadonlyArray<ApplicationRef>> => Effect.succeed([])
 
     const usageOf = (tenantId: string, id: string) =>
       Effect.gen(function*() {
@@ -248,15 +267,26 @@ export class Prompts extends Effect.Service<Prompts>()("gateway/Prompts", {
         return { text, version: chosen.version, llm: chosen.llm }
       })
 
-    const versionStatistics = (id: string, versions: ReadonlyArray<PromptVersion>, usageRows: ReadonlyArray<UsageRow>) =>
+    const versionStatistics = (
+      id: string,
+      versions: ReadonlyArray<PromptVersion>,
+      usageRows: ReadonlyArray<UsageRow>
+    ) =>
       versions.map((v) => {
         const used = usageRows.find((u) => u.version === v.version)
-        return new VersionStatistics({ promptId: id, version: v.version, uses: used?.uses ?? 0, lastUsedAt: used?.lastUsedAt ?? null })
+        return new VersionStatistics({
+          promptId: id,
+          version: v.version,
+          uses: used?.uses ?? 0,
+          lastUsedAt: used?.lastUsedAt ?? null
+        })
       })
 
     /** The active version of each of the tenant's prompts, by prompt. */
     const activeVersions = (tenantId: string) =>
-      loadAll(tenantId).pipe(Effect.map((all) => all.map(({ row, versions }) => ({ row, current: active(row.id, versions) }))))
+      loadAll(tenantId).pipe(
+        Effect.map((all) => all.map(({ row, versions }) => ({ row, current: active(row.id, versions) })))
+      )
 
     // Every prompt read or written is one of the current principal's tenant.
     return {
@@ -276,10 +306,24 @@ export class Prompts extends Effect.Service<Prompts>()("gateway/Prompts", {
           if (Option.isSome(yield* findPrompt({ tenantId, id: input.id, lock: true }).pipe(Effect.orDie))) {
             return yield* new Conflict({ message: `A prompt '${input.id}' already exists` })
           }
-          yield* sql`INSERT INTO prompts ${sql.insert({ tenantId, id: input.id, base: input.base ?? false })}`.pipe(Effect.orDie)
-          const content = merge({ template: input.template, name: null, description: null, category: null, quickPrompt: null, llm: new PromptLlm({}), timeSavedSeconds: null }, input)
-          yield* sql`INSERT INTO prompt_versions ${sql.insert({ tenantId, promptId: input.id, version: 0, state: "published", ...columns(content) })}`.pipe(
-            Effect.zipRight(sql`UPDATE prompt_versions SET published_at = created_at WHERE tenant_id = ${tenantId} AND prompt_id = ${input.id}`),
+          yield* sql`INSERT INTO prompts ${sql.insert({ tenantId, id: input.id, base: input.base ?? false })}`.pipe(
+            Effect.orDie
+          )
+          const content = merge({
+            template: input.template,
+            name: null,
+            description: null,
+            category: null,
+            quickPrompt: null,
+            llm: new PromptLlm({}),
+            timeSavedSeconds: null
+          }, input)
+          yield* sql`INSERT INTO prompt_versions ${
+            sql.insert({ tenantId, promptId: input.id, version: 0, state: "published", ...columns(content) })
+          }`.pipe(
+            Effect.zipRight(
+              sql`UPDATE prompt_versions SET published_at = created_at WHERE tenant_id = ${tenantId} AND prompt_id = ${input.id}`
+            ),
             Effect.orDie
           )
         }))
@@ -301,10 +345,17 @@ export class Prompts extends Effect.Service<Prompts>()("gateway/Prompts", {
         const number = yield* inTransaction(Effect.gen(function*() {
           const { versions } = yield* load(tenantId, id, true)
           const draft = versions.find((v) => v.draft)
-          if (draft) return yield* new Conflict({ message: `Prompt '${id}' already has a draft (version ${draft.version}): edit, publish or discard it first` })
+          if (draft) {
+            return yield* new Conflict({
+              message:
+                `Prompt '${id}' already has a draft (version ${draft.version}): edit, publish or discard it first`
+            })
+          }
           const next = Math.max(...versions.map((v) => v.version)) + 1
           const content = merge(contentOf(active(id, versions)), input)
-          yield* sql`INSERT INTO prompt_versions ${sql.insert({ tenantId, promptId: id, version: next, state: "draft", ...columns(content) })}`.pipe(Effect.orDie)
+          yield* sql`INSERT INTO prompt_versions ${
+            sql.insert({ tenantId, promptId: id, version: next, state: "draft", ...columns(content) })
+          }`.pipe(Effect.orDie)
           yield* touch(tenantId, id)
           return next
         }))
@@ -341,9 +392,11 @@ export class Prompts extends Effect.Service<Prompts>()("gateway/Prompts", {
           const { versions } = yield* load(tenantId, id, true)
           const target = yield* pick(id, versions, version)
           if (!target.draft) return yield* notTheDraft(id, target, "discard")
-          yield* sql`DELETE FROM prompt_versions WHERE tenant_id = ${tenantId} AND prompt_id = ${id} AND version = ${version}`.pipe(Effect.orDie)
+          yield* sql`DELETE FROM prompt_versions WHERE tenant_id = ${tenantId} AND prompt_id = ${id} AND version = ${version}`
+            .pipe(Effect.orDie)
           // The number will be given to the next draft: its uses must not be counted for it.
-          yield* sql`DELETE FROM prompt_usage WHERE tenant_id = ${tenantId} AND prompt_id = ${id} AND version = ${version}`.pipe(Effect.orDie)
+          yield* sql`DELETE FROM prompt_usage WHERE tenant_id = ${tenantId} AND prompt_id = ${id} AND version = ${version}`
+            .pipe(Effect.orDie)
           yield* touch(tenantId, id)
         }))
       }),
@@ -353,7 +406,9 @@ export class Prompts extends Effect.Service<Prompts>()("gateway/Prompts", {
         // A pending use of the prompt must not outlive it (nor be counted for a new prompt of its name).
         yield* recorder.settled
         const verdict = yield* usageOf(tenantId, id)
-        if (!verdict.deletable) return yield* new Conflict({ message: `Prompt '${id}' cannot be deleted: ${verdict.reasons.join("; ")}` })
+        if (!verdict.deletable) {
+          return yield* new Conflict({ message: `Prompt '${id}' cannot be deleted: ${verdict.reasons.join("; ")}` })
+        }
         yield* sql`DELETE FROM prompts WHERE tenant_id = ${tenantId} AND id = ${id}`.pipe(Effect.orDie)
       }),
 
@@ -364,15 +419,18 @@ export class Prompts extends Effect.Service<Prompts>()("gateway/Prompts", {
       categories: Effect.fn("Prompts.categories")(function*() {
         const tenantId = yield* currentTenant
         const rows = yield* sql<{ category: string }>`SELECT DISTINCT category FROM prompt_versions
-          WHERE tenant_id = ${tenantId} AND state = 'published' AND category IS NOT NULL AND category <> '' ORDER BY category`.pipe(Effect.orDie)
+          WHERE tenant_id = ${tenantId} AND state = 'published' AND category IS NOT NULL AND category <> '' ORDER BY category`
+          .pipe(Effect.orDie)
         return rows.map((row) => row.category)
       }),
 
       /** GET /admin/prompts/{id}/render: the active version, or `version`. */
-      render: Effect.fn("Prompts.render")(function*(id: string, version: number | undefined, variables: Readonly<Record<string, unknown>>) {
-        const rendered = yield* renderVersion(id, version, variables)
-        return new RenderedPrompt({ promptId: id, version: rendered.version, text: rendered.text })
-      }),
+      render: Effect.fn("Prompts.render")(
+        function*(id: string, version: number | undefined, variables: Readonly<Record<string, unknown>>) {
+          const rendered = yield* renderVersion(id, version, variables)
+          return new RenderedPrompt({ promptId: id, version: rendered.version, text: rendered.text })
+        }
+      ),
 
       /**
        * For the request pipeline: a `prompt` content item rendered with its payload, and the LLM
@@ -388,8 +446,14 @@ export class Prompts extends Effect.Service<Prompts>()("gateway/Prompts", {
         yield* recorder.settled
         const { versions } = yield* load(tenantId, id)
         const perVersion = versionStatistics(id, versions, yield* findUsage({ tenantId, id }).pipe(Effect.orDie))
-        const lastUsed = perVersion.map((v) => v.lastUsedAt).filter((at): at is string => at !== null).sort().at(-1) ?? null
-        return new PromptStatistics({ promptId: id, uses: perVersion.reduce((sum, v) => sum + v.uses, 0), lastUsedAt: lastUsed, versions: perVersion })
+        const lastUsed = perVersion.map((v) => v.lastUsedAt).filter((at): at is string => at !== null).sort().at(-1) ??
+          null
+        return new PromptStatistics({
+          promptId: id,
+          uses: perVersion.reduce((sum, v) => sum + v.uses, 0),
+          lastUsedAt: lastUsed,
+          versions: perVersion
+        })
       }),
 
       versionStatistics: Effect.fn("Prompts.versionStatistics")(function*(id: string, version: number) {
@@ -404,7 +468,13 @@ export class Prompts extends Effect.Service<Prompts>()("gateway/Prompts", {
       available: Effect.fn("Prompts.available")(function*() {
         const all = yield* activeVersions(yield* currentTenant)
         return all.map(({ current, row }) =>
-          new AvailablePrompt({ id: row.id, name: current.name, description: current.description, category: current.category, activeVersion: current.version })
+          new AvailablePrompt({
+            id: row.id,
+            name: current.name,
+            description: current.description,
+            category: current.category,
+            activeVersion: current.version
+          })
         )
       }),
 
@@ -414,18 +484,21 @@ export class Prompts extends Effect.Service<Prompts>()("gateway/Prompts", {
         return all
           .flatMap(({ current, row }) =>
             current.quickPrompt?.enabled
-              ? [new PromptDisplay({
-                id: row.id,
-                label: current.quickPrompt.label,
-                icon: current.quickPrompt.icon ?? null,
-                order: current.quickPrompt.order ?? null,
-                category: current.category,
-                description: current.description
-              })]
+              ? [
+                new PromptDisplay({
+                  id: row.id,
+                  label: current.quickPrompt.label,
+                  icon: current.quickPrompt.icon ?? null,
+                  order: current.quickPrompt.order ?? null,
+                  category: current.category,
+                  description: current.description
+                })
+              ]
               : []
           )
           .sort((a, b) =>
-            (a.category ?? "").localeCompare(b.category ?? "") || (a.order ?? Number.MAX_SAFE_INTEGER) - (b.order ?? Number.MAX_SAFE_INTEGER) ||
+            (a.category ?? "").localeCompare(b.category ?? "") ||
+            (a.order ?? Number.MAX_SAFE_INTEGER) - (b.order ?? Number.MAX_SAFE_INTEGER) ||
             a.label.localeCompare(b.label)
           )
       })

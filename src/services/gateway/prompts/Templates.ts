@@ -14,7 +14,8 @@ export interface RenderContext {
   readonly userId: string
 }
 
-const isBlank = (value: unknown) => value === undefined || value === null || value === "" || (Array.isArray(value) && value.length === 0)
+const isBlank = (value: unknown) =>
+  value === undefined || value === null || value === "" || (Array.isArray(value) && value.length === 0)
 const text = (value: unknown) => (value === undefined || value === null ? "" : String(value))
 /** Handlebars passes its options object last; a helper's real arguments are the ones before it. */
 const args = (all: ReadonlyArray<unknown>) => all.slice(0, -1)
@@ -33,24 +34,64 @@ const formatDate = (value: unknown, format: unknown) => {
   }
 }
 
-const HELPERS: ReadonlyArray<{ readonly name: string; readonly description: string; readonly example: string; readonly fn?: Handlebars.HelperDelegate }> = [
-  { name: "if", description: "Block shown when the value is truthy (not false, empty, 0, null); {{else}} otherwise", example: "{{#if payload.topic}}About {{payload.topic}}{{else}}General{{/if}}" },
-  { name: "unless", description: "Block shown when the value is falsy", example: "{{#unless payload.short}}Answer in detail.{{/unless}}" },
-  { name: "each", description: "Repeats the block for each element of a list or entry of an object (@index, @key, @first, @last, this)", example: "{{#each payload.items}}- {{this}}\n{{/each}}" },
+const HELPERS: ReadonlyArray<
+  {
+    readonly name: string
+    readonly description: string
+    readonly example: string
+    readonly fn?: Handlebars.HelperDelegate
+  }
+> = [
+  {
+    name: "if",
+    description: "Block shown when the value is truthy (not false, empty, 0, null); {{else}} otherwise",
+    example: "{{#if payload.topic}}About {{payload.topic}}{{else}}General{{/if}}"
+  },
+  {
+    name: "unless",
+    description: "Block shown when the value is falsy",
+    example: "{{#unless payload.short}}Answer in detail.{{/unless}}"
+  },
+  {
+    name: "each",
+    description:
+      "Repeats the block for each element of a list or entry of an object (@index, @key, @first, @last, this)",
+    example: "{{#each payload.items}}- {{this}}\n{{/each}}"
+  },
   { name: "with", description: "Block evaluated with the value as context", example: "{{#with user}}{{id}}{{/with}}" },
-  { name: "lookup", description: "A property or element by a dynamic key", example: "{{lookup payload.labels payload.lang}}" },
-  { name: "upper", description: "Upper-cases a text", example: "{{upper payload.name}}", fn: (...all) => text(args(all)[0]).toUpperCase() },
-  { name: "lower", description: "Lower-cases a text", example: "{{lower payload.name}}", fn: (...all) => text(args(all)[0]).toLowerCase() },
+  {
+    name: "lookup",
+    description: "A property or element by a dynamic key",
+    example: "{{lookup payload.labels payload.lang}}"
+  },
+  {
+    name: "upper",
+    description: "Upper-cases a text",
+    example: "{{upper payload.name}}",
+    fn: (...all) => text(args(all)[0]).toUpperCase()
+  },
+  {
+    name: "lower",
+    description: "Lower-cases a text",
+    example: "{{lower payload.name}}",
+    fn: (...all) => text(args(all)[0]).toLowerCase()
+  },
   {
     name: "date",
-    description: "A date in UTC: ISO 8601 by default, \"date\" (YYYY-MM-DD) or \"time\" (HH:MM:SS); without a value, now",
+    description:
+      "A date in UTC: ISO 8601 by default, \"date\" (YYYY-MM-DD) or \"time\" (HH:MM:SS); without a value, now",
     example: "{{date now \"date\"}}",
     fn: (...all) => {
       const [value, format] = args(all)
       return formatDate(value, format)
     }
   },
-  { name: "json", description: "A value as JSON text", example: "{{json payload}}", fn: (...all) => JSON.stringify(args(all)[0] ?? null) },
+  {
+    name: "json",
+    description: "A value as JSON text",
+    example: "{{json payload}}",
+    fn: (...all) => JSON.stringify(args(all)[0] ?? null)
+  },
   {
     name: "default",
     description: "The value, or the fallback when the value is missing or empty",
@@ -63,11 +104,23 @@ const HELPERS: ReadonlyArray<{ readonly name: string; readonly description: stri
 ]
 
 const VARIABLES: ReadonlyArray<CompletionItem> = [
-  new CompletionItem({ name: "payload", description: "The variables sent with the request (the payload of a prompt content item, or the render body)", example: "{{json payload}}" }),
-  new CompletionItem({ name: "payload.*", description: "One variable of the payload; every variable is also available at top level ({{name}})", example: "{{payload.name}}" }),
+  new CompletionItem({
+    name: "payload",
+    description: "The variables sent with the request (the payload of a prompt content item, or the render body)",
+    example: "{{json payload}}"
+  }),
+  new CompletionItem({
+    name: "payload.*",
+    description: "One variable of the payload; every variable is also available at top level ({{name}})",
+    example: "{{payload.name}}"
+  }),
   new CompletionItem({ name: "user.id", description: "The ID of the user making the request", example: "{{user.id}}" }),
   new CompletionItem({ name: "tenant.id", description: "The ID of the tenant", example: "{{tenant.id}}" }),
-  new CompletionItem({ name: "now", description: "The time of rendering, ISO 8601 in UTC", example: "{{date now \"date\"}}" })
+  new CompletionItem({
+    name: "now",
+    description: "The time of rendering, ISO 8601 in UTC",
+    example: "{{date now \"date\"}}"
+  })
 ]
 
 const COMPILE_OPTIONS: CompileOptions = { noEscape: true, strict: false, knownHelpersOnly: false }
@@ -105,10 +158,17 @@ export class Templates extends Effect.Service<Templates>()("gateway/Templates", 
 
       /** Checks the syntax only (on every write of a template). */
       check: Effect.fn("Templates.check")((template: string) =>
-        Effect.try({ try: () => void engine.parse(template), catch: (error) => new BadRequest({ message: describe(error) }) })
+        Effect.try({
+          try: () => void engine.parse(template),
+          catch: (error) => new BadRequest({ message: describe(error) })
+        })
       ),
 
-      render: Effect.fn("Templates.render")((template: string, variables: Readonly<Record<string, unknown>>, context: RenderContext) =>
+      render: Effect.fn("Templates.render")((
+        template: string,
+        variables: Readonly<Record<string, unknown>>,
+        context: RenderContext
+      ) =>
         Effect.try({
           try: () =>
             engine.compile(template, COMPILE_OPTIONS)({

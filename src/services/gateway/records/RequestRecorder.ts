@@ -56,12 +56,31 @@ export interface StartedRequest {
 }
 
 type Record =
-  | { readonly _tag: "ConversationStarted"; readonly tenantId: string; readonly id: string; readonly userId: string; readonly title: string; readonly at: string }
+  | {
+    readonly _tag: "ConversationStarted"
+    readonly tenantId: string
+    readonly id: string
+    readonly userId: string
+    readonly title: string
+    readonly at: string
+  }
   | { readonly _tag: "RequestStarted"; readonly request: StartedRequest }
-  | { readonly _tag: "RequestFinished"; readonly tenantId: string; readonly id: string; readonly outcome: Outcome; readonly at: string }
+  | {
+    readonly _tag: "RequestFinished"
+    readonly tenantId: string
+    readonly id: string
+    readonly outcome: Outcome
+    readonly at: string
+  }
   | { readonly _tag: "ConversationTouched"; readonly tenantId: string; readonly id: string; readonly at: string }
   | { readonly _tag: "RequestReplaced"; readonly tenantId: string; readonly id: string; readonly replacedBy: string }
-  | { readonly _tag: "PromptUsed"; readonly tenantId: string; readonly promptId: string; readonly version: number; readonly at: string }
+  | {
+    readonly _tag: "PromptUsed"
+    readonly tenantId: string
+    readonly promptId: string
+    readonly version: number
+    readonly at: string
+  }
 
 /** The current time as ISO 8601 UTC with microseconds (monotonic within the process). */
 export const preciseNow = () => {
@@ -82,11 +101,20 @@ const rowsOf = (records: ReadonlyArray<Record>) => {
   const finished = new Map<string, object>()
   const touched = new Map<string, { tenant_id: string; id: string; at: string }>()
   const replaced: Array<object> = []
-  const promptUses = new Map<string, { tenant_id: string; prompt_id: string; version: number; uses: number; at: string }>()
+  const promptUses = new Map<
+    string,
+    { tenant_id: string; prompt_id: string; version: number; uses: number; at: string }
+  >()
   for (const record of records) {
     switch (record._tag) {
       case "ConversationStarted":
-        conversations.push({ tenant_id: record.tenantId, id: record.id, user_id: record.userId, title: record.title, at: record.at })
+        conversations.push({
+          tenant_id: record.tenantId,
+          id: record.id,
+          user_id: record.userId,
+          title: record.title,
+          at: record.at
+        })
         break
       case "RequestStarted": {
         const r = record.request
@@ -131,7 +159,9 @@ const rowsOf = (records: ReadonlyArray<Record>) => {
       case "ConversationTouched": {
         const k = key(record.tenantId, record.id)
         const earlier = touched.get(k)
-        if (earlier === undefined || earlier.at < record.at) touched.set(k, { tenant_id: record.tenantId, id: record.id, at: record.at })
+        if (earlier === undefined || earlier.at < record.at) {
+          touched.set(k, { tenant_id: record.tenantId, id: record.id, at: record.at })
+        }
         break
       }
       case "RequestReplaced":
@@ -140,8 +170,15 @@ const rowsOf = (records: ReadonlyArray<Record>) => {
       case "PromptUsed": {
         const k = `${key(record.tenantId, record.promptId)}\u0000${record.version}`
         const use = promptUses.get(k)
-        if (use === undefined) promptUses.set(k, { tenant_id: record.tenantId, prompt_id: record.promptId, version: record.version, uses: 1, at: record.at })
-        else {
+        if (use === undefined) {
+          promptUses.set(k, {
+            tenant_id: record.tenantId,
+            prompt_id: record.promptId,
+            version: record.version,
+            uses: 1,
+            at: record.at
+          })
+        } else {
           use.uses++
           if (use.at < record.at) use.at = record.at
         }
@@ -192,16 +229,22 @@ const refusal = (error: SqlError.SqlError) => {
 const INTEGER_MAX = 2_147_483_647
 
 const boundedNumber = (value: unknown): unknown =>
-  typeof value !== "number" ? value : !Number.isFinite(value) ? null : Math.max(-INTEGER_MAX, Math.min(INTEGER_MAX, Math.round(value)))
+  typeof value !== "number"
+    ? value
+    : !Number.isFinite(value)
+    ? null
+    : Math.max(-INTEGER_MAX, Math.min(INTEGER_MAX, Math.round(value)))
 
 /** `fields` with every number bounded, or undefined when none needed it. */
 const boundedFields = <A extends object>(fields: A): A | undefined => {
   let changed = false
-  const bounded = Object.fromEntries(Object.entries(fields).map(([name, value]) => {
-    const kept = boundedNumber(value)
-    if (kept !== value) changed = true
-    return [name, kept]
-  }))
+  const bounded = Object.fromEntries(
+    Object.entries(fields).map(([name, value]) => {
+      const kept = boundedNumber(value)
+      if (kept !== value) changed = true
+      return [name, kept]
+    })
+  )
   return changed ? (bounded as A) : undefined
 }
 
@@ -219,7 +262,9 @@ const acceptableForm = (record: Record): Record => {
 }
 
 const describe = (record: Record) =>
-  record._tag === "RequestStarted" ? `RequestStarted ${record.request.tenantId}/${record.request.id}` : `${record._tag} ${record.tenantId}/${"id" in record ? record.id : record.promptId}`
+  record._tag === "RequestStarted"
+    ? `RequestStarted ${record.request.tenantId}/${record.request.id}`
+    : `${record._tag} ${record.tenantId}/${"id" in record ? record.id : record.promptId}`
 
 export class RequestRecorder extends Effect.Service<RequestRecorder>()("gateway/RequestRecorder", {
   scoped: Effect.gen(function*() {
@@ -284,16 +329,23 @@ export class RequestRecorder extends Effect.Service<RequestRecorder>()("gateway/
             ? writeRefused(records[0]!, error)
             : Effect.forEach(records, (record) => writeSurely([record]), { discard: true })
         ),
-        Effect.tapError((error) => Effect.logWarning(`Writing ${records.length} request records failed; trying again`, error)),
+        Effect.tapError((error) =>
+          Effect.logWarning(`Writing ${records.length} request records failed; trying again`, error)
+        ),
         Effect.retry(Schedule.exponential("100 millis").pipe(Schedule.union(Schedule.spaced("5 seconds")))),
         Effect.orDie
       )
 
     const writeRefused = (record: Record, error: SqlError.SqlError): Effect.Effect<void, SqlError.SqlError> => {
       const acceptable = acceptableForm(record)
-      const dropped = (reason: SqlError.SqlError) => Effect.logError(`The database refuses ${describe(record)} (${refusal(reason)}): it is dropped`)
+      const dropped = (reason: SqlError.SqlError) =>
+        Effect.logError(`The database refuses ${describe(record)} (${refusal(reason)}): it is dropped`)
       if (acceptable === record) return dropped(error)
-      return Effect.logError(`The database refuses ${describe(record)} (${refusal(error)}): writing it with its numbers bounded to the columns' range`).pipe(
+      return Effect.logError(
+        `The database refuses ${describe(record)} (${
+          refusal(error)
+        }): writing it with its numbers bounded to the columns' range`
+      ).pipe(
         Effect.zipRight(write([acceptable])),
         Effect.catchAll((again) => (isPermanent(again) ? dropped(again) : Effect.fail(again)))
       )
@@ -348,7 +400,9 @@ export class RequestRecorder extends Effect.Service<RequestRecorder>()("gateway/
      * is always taken: it is bounded by them.)
      */
     const enqueueWhenRoom = (record: Record) =>
-      Effect.suspend(() => (queue.length >= settings.queue ? settled : Effect.void)).pipe(Effect.zipRight(enqueue(record)))
+      Effect.suspend(() => (queue.length >= settings.queue ? settled : Effect.void)).pipe(
+        Effect.zipRight(enqueue(record))
+      )
 
     /** Every record enqueued until now is written. */
     const settled: Effect.Effect<void, InternalError> = Effect.suspend(() => {
@@ -361,7 +415,12 @@ export class RequestRecorder extends Effect.Service<RequestRecorder>()("gateway/
         yield* Deferred.await(done).pipe(
           Effect.timeoutFail({
             duration: settings.settleTimeout,
-            onTimeout: () => new InternalError({ message: `The database has not taken the latest request records for ${Duration.format(settings.settleTimeout)}` })
+            onTimeout: () =>
+              new InternalError({
+                message: `The database has not taken the latest request records for ${
+                  Duration.format(settings.settleTimeout)
+                }`
+              })
           })
         )
       })
@@ -371,7 +430,9 @@ export class RequestRecorder extends Effect.Service<RequestRecorder>()("gateway/
     // A graceful stop lets the writer write every record first (it is interrupted only after this).
     yield* Effect.addFinalizer(() =>
       settled.pipe(
-        Effect.catchAll(() => Effect.logError(`${enqueued - written} request records could not be written before the gateway stopped`))
+        Effect.catchAll(() =>
+          Effect.logError(`${enqueued - written} request records could not be written before the gateway stopped`)
+        )
       )
     )
 
@@ -383,10 +444,14 @@ export class RequestRecorder extends Effect.Service<RequestRecorder>()("gateway/
       conversationStarted: (tenantId: string, id: string, userId: string, title: string, at: string) =>
         enqueueWhenRoom({ _tag: "ConversationStarted", tenantId, id, userId, title, at }),
       requestStarted: (request: StartedRequest) => enqueueWhenRoom({ _tag: "RequestStarted", request }),
-      requestFinished: (tenantId: string, id: string, outcome: Outcome, at: string) => enqueue({ _tag: "RequestFinished", tenantId, id, outcome, at }),
-      conversationTouched: (tenantId: string, id: string, at: string) => enqueue({ _tag: "ConversationTouched", tenantId, id, at }),
-      requestReplaced: (tenantId: string, id: string, replacedBy: string) => enqueue({ _tag: "RequestReplaced", tenantId, id, replacedBy }),
-      promptUsed: (tenantId: string, promptId: string, version: number, at: string) => enqueue({ _tag: "PromptUsed", tenantId, promptId, version, at })
+      requestFinished: (tenantId: string, id: string, outcome: Outcome, at: string) =>
+        enqueue({ _tag: "RequestFinished", tenantId, id, outcome, at }),
+      conversationTouched: (tenantId: string, id: string, at: string) =>
+        enqueue({ _tag: "ConversationTouched", tenantId, id, at }),
+      requestReplaced: (tenantId: string, id: string, replacedBy: string) =>
+        enqueue({ _tag: "RequestReplaced", tenantId, id, replacedBy }),
+      promptUsed: (tenantId: string, promptId: string, version: number, at: string) =>
+        enqueue({ _tag: "PromptUsed", tenantId, promptId, version, at })
     }
   })
 }) {}
@@ -394,7 +459,9 @@ export class RequestRecorder extends Effect.Service<RequestRecorder>()("gateway/
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- any method of any service: parameters are contravariant, unknown would admit none
 type Methods = { readonly [name: string]: (...args: ReadonlyArray<any>) => Effect.Effect<any, any, any> }
 type AfterRecords<S extends Methods> = {
-  readonly [K in keyof S]: S[K] extends (...args: infer P) => Effect.Effect<infer A, infer E, infer R> ? (...args: P) => Effect.Effect<A, E | InternalError, R> : never
+  readonly [K in keyof S]: S[K] extends (...args: infer P) => Effect.Effect<infer A, infer E, infer R>
+    ? (...args: P) => Effect.Effect<A, E | InternalError, R>
+    : never
 }
 
 /**
@@ -402,10 +469,16 @@ type AfterRecords<S extends Methods> = {
  * enqueued before it), each named `<serviceName>.<method>` as `Effect.fn` names it, so that a
  * failure's trace says which step failed.
  */
-export const afterRecords = <S extends Methods>(serviceName: string, settled: Effect.Effect<void, InternalError>, service: S): AfterRecords<S> =>
+export const afterRecords = <S extends Methods>(
+  serviceName: string,
+  settled: Effect.Effect<void, InternalError>,
+  service: S
+): AfterRecords<S> =>
   Object.fromEntries(
     Object.entries(service).map(([name, method]) => [
       name,
-      Effect.fn(`${serviceName}.${name}`)((...args: ReadonlyArray<unknown>) => Effect.zipRight(settled, Effect.suspend(() => method(...args))))
+      Effect.fn(`${serviceName}.${name}`)((...args: ReadonlyArray<unknown>) =>
+        Effect.zipRight(settled, Effect.suspend(() => method(...args)))
+      )
     ])
   ) as AfterRecords<S>

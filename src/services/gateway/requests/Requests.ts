@@ -12,28 +12,47 @@ import { Cause, Effect, Exit, Fiber, Option, Schedule, Schema, Stream, Struct } 
 import { fileTypeFromBuffer } from "file-type"
 import { randomUUID } from "node:crypto"
 import { BadRequest, type ErrorBody, InternalError, NotFound } from "../../../schemas/gateway/GatewayErrors.ts"
-import { type ContentItem, type GenerationEvent, LlmRequest, RequestBody, type RequestQuery } from "../../../schemas/gateway/Requests.ts"
+import type { PromptLlm } from "../../../schemas/gateway/Prompts.ts"
+import {
+  type ContentItem,
+  type GenerationEvent,
+  LlmRequest,
+  RequestBody,
+  type RequestQuery
+} from "../../../schemas/gateway/Requests.ts"
 import { CurrentPrincipal, type Principal, type Reach } from "../../../schemas/gateway/Tenancy.ts"
+import { describeFailure, newErrorId } from "../../common/InternalErrors.ts"
+import { isoUtc, pageOf, reachFilter } from "../../common/sql/Fragments.ts"
 import { Conversations } from "../conversations/Conversations.ts"
 import { type ChosenModel, Llm, toGatewayError } from "../llm/Llm.ts"
 import { Prompts } from "../prompts/Prompts.ts"
-import type { PromptLlm } from "../../../schemas/gateway/Prompts.ts"
-import { isoUtc, pageOf, reachFilter } from "../../common/sql/Fragments.ts"
 import { afterRecords, apiTime, type Outcome, preciseNow, RequestRecorder } from "../records/RequestRecorder.ts"
-import { describeFailure, newErrorId } from "../../common/InternalErrors.ts"
 import { tenantReach } from "../tenancy/CurrentReach.ts"
 
 /** An item of a question as stored: prompts rendered (with where they came from), images as base64. */
 type StoredItem =
-  | { readonly type: "text"; readonly text: string; readonly prompt?: { readonly id: string; readonly version: number; readonly payload: Readonly<Record<string, unknown>> } }
+  | {
+    readonly type: "text"
+    readonly text: string
+    readonly prompt?: {
+      readonly id: string
+      readonly version: number
+      readonly payload: Readonly<Record<string, unknown>>
+    }
+  }
   | { readonly type: "image"; readonly mediaType: string; readonly data: string }
 
 /** The items of a stored question (the jsonb column may come back as text, depending on the driver). */
 const storedItems = (inputs: unknown): ReadonlyArray<StoredItem> =>
-  ((typeof inputs === "string" ? JSON.parse(inputs) : inputs) as ReadonlyArray<{ readonly content: ReadonlyArray<StoredItem> }>).flatMap((input) => input.content)
+  ((typeof inputs === "string" ? JSON.parse(inputs) : inputs) as ReadonlyArray<
+    { readonly content: ReadonlyArray<StoredItem> }
+  >).flatMap((input) => input.content)
 
 /** A retry's query: what it names, else the provider and model of the answer it replaces. */
-const retryQuery = (query: RequestQuery, last: { readonly provider: string | undefined; readonly model: string | undefined }): RequestQuery => ({
+const retryQuery = (
+  query: RequestQuery,
+  last: { readonly provider: string | undefined; readonly model: string | undefined }
+): RequestQuery => ({
   ...query,
   provider: query.provider ?? last.provider,
   model: query.provider === undefined ? query.model ?? last.model : query.model
@@ -47,7 +66,11 @@ const STOP_CHANNEL = "gateway_stop"
 /** The title of a conversation a request starts: the first words of its question. */
 const titleFrom = (text: string) => {
   const words = text.replace(/\s+/g, " ").trim()
-  return words.length === 0 ? "New conversation" : words.length <= 60 ? words : `${words.slice(0, 57).replace(/\s\S*$/, "")}…`
+  return words.length === 0
+    ? "New conversation"
+    : words.length <= 60
+    ? words
+    : `${words.slice(0, 57).replace(/\s\S*$/, "")}…`
 }
 
 /** The image types language models take. */
@@ -63,7 +86,11 @@ const decodeImage = (value: string) =>
     const bytes = Buffer.from(base64, "base64")
     const detected = yield* Effect.promise(() => fileTypeFromBuffer(bytes))
     if (detected === undefined || !IMAGE_TYPES.has(detected.mime)) {
-      return yield* new BadRequest({ message: `An image item must be a PNG, JPEG, GIF or WebP image${detected ? ` (this one is ${detected.mime})` : ""}` })
+      return yield* new BadRequest({
+        message: `An image item must be a PNG, JPEG, GIF or WebP image${
+          detected ? ` (this one is ${detected.mime})` : ""
+        }`
+      })
     }
     return { bytes, base64, mediaType: detected.mime }
   })
@@ -109,19 +136,25 @@ export class Requests extends Effect.Service<Requests>()("gateway/Requests", {
     }
 
     const iso = (column: string) => isoUtc(sql, column)
-    const columns = sql`id, conversation_id, status, inputs, response, provider_id, model, input_tokens, output_tokens, latency_ms,
-      first_token_ms, feedback, error_message, replaced_by, ${iso("created_at")} AS created_at, ${iso("completed_at")} AS completed_at`
+    const columns =
+      sql`id, conversation_id, status, inputs, response, provider_id, model, input_tokens, output_tokens, latency_ms,
+      first_token_ms, feedback, error_message, replaced_by, ${iso("created_at")} AS created_at, ${
+        iso("completed_at")
+      } AS completed_at`
 
     const find = SqlSchema.findOne({
       Request: Schema.Struct({ tenantId: Schema.String, userId: Schema.optional(Schema.String), id: Schema.String }),
       Result: Row,
-      execute: ({ id, ...reach }) => sql`SELECT ${columns} FROM llm_requests WHERE ${reachFilter(sql, reach)} AND id = ${id}`
+      execute: ({ id, ...reach }) =>
+        sql`SELECT ${columns} FROM llm_requests WHERE ${reachFilter(sql, reach)} AND id = ${id}`
     })
     /** The request if the reach covers it; NOT_FOUND otherwise. */
     const own = (reach: Reach, id: string) =>
       find({ tenantId: reach.tenantId, userId: reach.userId, id }).pipe(
         Effect.orDie,
-        Effect.flatMap(Option.match({ onNone: () => Effect.fail(notFound(id)), onSome: (row) => Effect.succeed(toRecord(row)) }))
+        Effect.flatMap(
+          Option.match({ onNone: () => Effect.fail(notFound(id)), onSome: (row) => Effect.succeed(toRecord(row)) })
+        )
       )
 
     /** The earlier completed turns of a conversation, as messages. */
@@ -141,7 +174,12 @@ export class Requests extends Effect.Service<Requests>()("gateway/Requests", {
 
     /** The conversation, the prompt to send and the record of the request, before anything is asked of the model. */
     /** `replacing`: the request a retry answers again, left out of the history it is sent with. */
-    const prepare = (principal: Principal, body: RequestBody, query: RequestQuery, how: { readonly streamed: boolean; readonly replacing: string | undefined }) =>
+    const prepare = (
+      principal: Principal,
+      body: RequestBody,
+      query: RequestQuery,
+      how: { readonly streamed: boolean; readonly replacing: string | undefined }
+    ) =>
       Effect.gen(function*() {
         const items = body.inputs.flatMap((input) => input.content)
         const parts: Array<Prompt.UserMessagePartEncoded> = []
@@ -168,14 +206,24 @@ export class Requests extends Effect.Service<Requests>()("gateway/Requests", {
           promptLlm ??= rendered.llm
           parts.push({ type: "text", text: rendered.text })
           // The prompt it came from, so that a retry renders it again with its settings.
-          asked.push({ type: "text", text: rendered.text, prompt: { id: item.value, version: rendered.version, payload: item.payload ?? {} } })
+          asked.push({
+            type: "text",
+            text: rendered.text,
+            prompt: { id: item.value, version: rendered.version, payload: item.payload ?? {} }
+          })
         }
         // The model first: a request no provider can take leaves no empty conversation behind.
         // The request's provider and model first, then the prompt's (its model only with its provider).
         const providerId = query.provider ?? promptLlm?.providerId
-        const promptModel = query.provider === undefined || query.provider === promptLlm?.providerId ? promptLlm?.model : undefined
+        const promptModel = query.provider === undefined || query.provider === promptLlm?.providerId
+          ? promptLlm?.model
+          : undefined
         const chosen = yield* llm.choose(
-          { providerId, model: query.model ?? promptModel, parameters: { temperature: promptLlm?.temperature, topP: promptLlm?.topP, maxTokens: promptLlm?.maxTokens } },
+          {
+            providerId,
+            model: query.model ?? promptModel,
+            parameters: { temperature: promptLlm?.temperature, topP: promptLlm?.topP, maxTokens: promptLlm?.maxTokens }
+          },
           items.some((i) => i.type === "image")
         )
         const followed = body.conversation ?? query.conversationId
@@ -187,9 +235,17 @@ export class Requests extends Effect.Service<Requests>()("gateway/Requests", {
         const conversationId = followed === undefined ? randomUUID() : (yield* conversations.get(followed)).id
         const earlier = followed === undefined ? [] : yield* history(principal, conversationId, how.replacing)
         if (followed === undefined) {
-          yield* recorder.conversationStarted(tenantId, conversationId, principal.userId, titleFrom(asked.find((p) => p.type === "text")?.text ?? ""), at)
+          yield* recorder.conversationStarted(
+            tenantId,
+            conversationId,
+            principal.userId,
+            titleFrom(asked.find((p) => p.type === "text")?.text ?? ""),
+            at
+          )
         }
-        const system: Array<Prompt.MessageEncoded> = promptLlm?.systemPrompt ? [{ role: "system", content: promptLlm.systemPrompt }] : []
+        const system: Array<Prompt.MessageEncoded> = promptLlm?.systemPrompt
+          ? [{ role: "system", content: promptLlm.systemPrompt }]
+          : []
         const prompt: Array<Prompt.MessageEncoded> = [...system, ...earlier, { role: "user", content: parts }]
         const inputs = [{ role: "user", content: asked }]
         yield* recorder.requestStarted({
@@ -208,8 +264,18 @@ export class Requests extends Effect.Service<Requests>()("gateway/Requests", {
         })
         if (followed !== undefined) yield* recorder.conversationTouched(tenantId, conversationId, at)
         if (how.replacing !== undefined) yield* recorder.requestReplaced(tenantId, how.replacing, id)
-        yield* Effect.forEach(used, (use) => recorder.promptUsed(tenantId, use.promptId, use.version, at), { discard: true })
-        return { id, conversationId, prompt, chosen, inputs, createdAt: at, needsVision: items.some((i) => i.type === "image") }
+        yield* Effect.forEach(used, (use) => recorder.promptUsed(tenantId, use.promptId, use.version, at), {
+          discard: true
+        })
+        return {
+          id,
+          conversationId,
+          prompt,
+          chosen,
+          inputs,
+          createdAt: at,
+          needsVision: items.some((i) => i.type === "image")
+        }
       })
 
     type Prepared = Effect.Effect.Success<ReturnType<typeof prepare>>
@@ -248,11 +314,16 @@ export class Requests extends Effect.Service<Requests>()("gateway/Requests", {
       Effect.gen(function*() {
         const fiber = yield* Effect.fork(effect)
         running.set(key, fiber)
-        return yield* Fiber.await(fiber).pipe(Effect.ensuring(Effect.sync(() => running.get(key) === fiber && running.delete(key))))
+        return yield* Fiber.await(fiber).pipe(
+          Effect.ensuring(Effect.sync(() => running.get(key) === fiber && running.delete(key)))
+        )
       })
 
     /** A failed generation's error as the error body (a defect is an internal error, logged under its identifier). */
-    const errorOf = (chosen: ChosenModel, cause: Cause.Cause<AiError.AiError | InternalError>): Effect.Effect<ErrorBody> => {
+    const errorOf = (
+      chosen: ChosenModel,
+      cause: Cause.Cause<AiError.AiError | InternalError>
+    ): Effect.Effect<ErrorBody> => {
       const failure = Cause.failureOption(cause)
       if (Option.isNone(failure)) {
         const errorId = newErrorId()
@@ -261,18 +332,29 @@ export class Requests extends Effect.Service<Requests>()("gateway/Requests", {
           Effect.as({ code: "INTERNAL_ERROR", message: `${sentence} (error ${errorId})`, status: 500 })
         )
       }
-      const error = failure.value._tag === "INTERNAL_ERROR" ? failure.value : toGatewayError(chosen.config, failure.value)
-      return Effect.succeed({ code: error._tag, message: error.message, status: error._tag === "LLM_BAD_REQUEST" ? 400 : 500 })
+      const error = failure.value._tag === "INTERNAL_ERROR"
+        ? failure.value
+        : toGatewayError(chosen.config, failure.value)
+      return Effect.succeed({
+        code: error._tag,
+        message: error.message,
+        status: error._tag === "LLM_BAD_REQUEST" ? 400 : 500
+      })
     }
 
     /** The last request of the conversation, as a body that asks it again (prompts already rendered). */
     const lastRequest = (principal: Principal, conversationId: string) =>
       Effect.gen(function*() {
         yield* conversations.get(conversationId)
-        const rows = yield* sql<{ id: string; inputs: unknown; providerId: string | null; model: string | null }>`SELECT id, inputs, provider_id, model FROM llm_requests
-          WHERE tenant_id = ${principal.tenantId} AND conversation_id = ${conversationId} ORDER BY created_at DESC, id DESC LIMIT 1`.pipe(Effect.orDie)
+        const rows = yield* sql<
+          { id: string; inputs: unknown; providerId: string | null; model: string | null }
+        >`SELECT id, inputs, provider_id, model FROM llm_requests
+          WHERE tenant_id = ${principal.tenantId} AND conversation_id = ${conversationId} ORDER BY created_at DESC, id DESC LIMIT 1`
+          .pipe(Effect.orDie)
         const last = rows[0]
-        if (!last) return yield* new NotFound({ message: `The conversation '${conversationId}' has no request to retry` })
+        if (!last) {
+          return yield* new NotFound({ message: `The conversation '${conversationId}' has no request to retry` })
+        }
         const content = storedItems(last.inputs).map((c): ContentItem =>
           c.type === "image"
             ? { type: "image", value: c.data, mediaType: c.mediaType }
@@ -292,36 +374,71 @@ export class Requests extends Effect.Service<Requests>()("gateway/Requests", {
     /** A conversation's requests oldest first; without a conversation (admin views) the reach's newest first. */
     const listIn = (reach: Reach, conversationId: string | undefined, page: number, size: number) =>
       Effect.gen(function*() {
-        const filter = conversationId === undefined ? reachFilter(sql, reach) : sql`${reachFilter(sql, reach)} AND conversation_id = ${conversationId}`
+        const filter = conversationId === undefined
+          ? reachFilter(sql, reach)
+          : sql`${reachFilter(sql, reach)} AND conversation_id = ${conversationId}`
         const order = conversationId === undefined ? sql`created_at DESC, id DESC` : sql`created_at, id`
-        const [{ total }] = (yield* sql<{ total: number }>`SELECT count(*)::int AS total FROM llm_requests WHERE ${filter}`.pipe(Effect.orDie)) as ReadonlyArray<{ total: number }>
-        const rows = yield* sql`SELECT ${columns} FROM llm_requests WHERE ${filter} ORDER BY ${order} LIMIT ${size} OFFSET ${page * size}`.pipe(
-          Effect.flatMap(Schema.decodeUnknown(Schema.Array(Row))),
-          Effect.orDie
-        )
+        const [{ total }] =
+          (yield* sql<{ total: number }>`SELECT count(*)::int AS total FROM llm_requests WHERE ${filter}`.pipe(
+            Effect.orDie
+          )) as ReadonlyArray<{ total: number }>
+        const rows =
+          yield* sql`SELECT ${columns} FROM llm_requests WHERE ${filter} ORDER BY ${order} LIMIT ${size} OFFSET ${
+            page * size
+          }`.pipe(
+            Effect.flatMap(Schema.decodeUnknown(Schema.Array(Row))),
+            Effect.orDie
+          )
         return pageOf(rows.map(toRecord), page, size, total)
       })
 
     const remove = (reach: Reach, id: string) =>
-      own(reach, id).pipe(Effect.zipRight(sql`DELETE FROM llm_requests WHERE ${reachFilter(sql, reach)} AND id = ${id}`.pipe(Effect.orDie)), Effect.asVoid)
+      own(reach, id).pipe(
+        Effect.zipRight(
+          sql`DELETE FROM llm_requests WHERE ${reachFilter(sql, reach)} AND id = ${id}`.pipe(Effect.orDie)
+        ),
+        Effect.asVoid
+      )
 
     /** POST /requests: the whole answer. */
     const answer = (principal: Principal, body: RequestBody, query: RequestQuery, replacing?: string) =>
       Effect.gen(function*() {
         const prepared = yield* prepare(principal, body, query, { streamed: false, replacing })
         const started = Date.now()
-        const exit = yield* generation(runningKey(principal.tenantId, prepared.conversationId), llm.generate(prepared.chosen, prepared.prompt, prepared.needsVision)).pipe(
+        const exit = yield* generation(
+          runningKey(principal.tenantId, prepared.conversationId),
+          llm.generate(prepared.chosen, prepared.prompt, prepared.needsVision)
+        ).pipe(
           // The client went away (or the server is stopping): the upstream call is cancelled, and the record must not stay RUNNING.
-          Effect.onInterrupt(() => finish(principal, prepared, { status: "STOPPED", response: "", latencyMs: Date.now() - started }))
+          Effect.onInterrupt(() =>
+            finish(principal, prepared, { status: "STOPPED", response: "", latencyMs: Date.now() - started })
+          )
         )
         if (Exit.isSuccess(exit)) {
           const { text, usage } = exit.value
-          return yield* finish(principal, prepared, { status: "COMPLETED", response: text, inputTokens: usage.inputTokens, outputTokens: usage.outputTokens, latencyMs: Date.now() - started })
+          return yield* finish(principal, prepared, {
+            status: "COMPLETED",
+            response: text,
+            inputTokens: usage.inputTokens,
+            outputTokens: usage.outputTokens,
+            latencyMs: Date.now() - started
+          })
         }
-        if (Exit.isInterrupted(exit)) return yield* finish(principal, prepared, { status: "STOPPED", response: "", latencyMs: Date.now() - started })
+        if (Exit.isInterrupted(exit)) {
+          return yield* finish(principal, prepared, {
+            status: "STOPPED",
+            response: "",
+            latencyMs: Date.now() - started
+          })
+        }
         const failure = Cause.failureOption(exit.cause)
         const errorMessage = Option.isSome(failure) ? failure.value.message : Cause.pretty(exit.cause).split("\n")[0]
-        yield* finish(principal, prepared, { status: "FAILED", response: "", latencyMs: Date.now() - started, errorMessage })
+        yield* finish(principal, prepared, {
+          status: "FAILED",
+          response: "",
+          latencyMs: Date.now() - started,
+          errorMessage
+        })
         return yield* Effect.failCause(exit.cause)
       })
 
@@ -347,7 +464,12 @@ export class Requests extends Effect.Service<Requests>()("gateway/Requests", {
         return Stream.asyncPush<GenerationEvent>((emit) => {
           emit.single({
             event: "start",
-            data: { requestId: prepared.id, conversationId: prepared.conversationId, provider: prepared.chosen.config.id, model: prepared.chosen.model }
+            data: {
+              requestId: prepared.id,
+              conversationId: prepared.conversationId,
+              provider: prepared.chosen.config.id,
+              model: prepared.chosen.model
+            }
           })
           const generated = streamParts(prepared.chosen, prepared.prompt).pipe(
             Stream.runForEachChunk((parts) =>
@@ -370,13 +492,22 @@ export class Requests extends Effect.Service<Requests>()("gateway/Requests", {
           )
           /** The outcome is recorded; what ends the stream then has nothing left to record. */
           let recorded = false
-          const record = (result: Outcome) => Effect.suspend(() => ((recorded = true), finish(principal, prepared, result)))
+          const record = (result: Outcome) =>
+            Effect.suspend(() => ((recorded = true), finish(principal, prepared, result)))
           const respond = Effect.gen(function*() {
             const exit = yield* generation(key, generated)
             if (Exit.isSuccess(exit) || Exit.isInterrupted(exit)) {
               const status = Exit.isSuccess(exit) ? "COMPLETED" as const : "STOPPED" as const
               yield* record(outcome(status))
-              emit.single({ event: "done", data: { requestId: prepared.id, conversationId: prepared.conversationId, status, latencyMs: Date.now() - started } })
+              emit.single({
+                event: "done",
+                data: {
+                  requestId: prepared.id,
+                  conversationId: prepared.conversationId,
+                  status,
+                  latencyMs: Date.now() - started
+                }
+              })
             } else {
               const error = yield* errorOf(prepared.chosen, exit.cause)
               yield* record(outcome("FAILED", error.message))
@@ -397,7 +528,9 @@ export class Requests extends Effect.Service<Requests>()("gateway/Requests", {
       get: (id: string) => Effect.flatMap(CurrentPrincipal, (principal) => own(principal, id)),
 
       /** A conversation's requests, oldest first. */
-      list: ({ conversation, page, size }: { readonly conversation: string; readonly page: number; readonly size: number }) =>
+      list: (
+        { conversation, page, size }: { readonly conversation: string; readonly page: number; readonly size: number }
+      ) =>
         Effect.gen(function*() {
           yield* conversations.get(conversation)
           return yield* listIn(yield* CurrentPrincipal, conversation, page, size)
@@ -406,12 +539,17 @@ export class Requests extends Effect.Service<Requests>()("gateway/Requests", {
       remove: (id: string) => Effect.flatMap(CurrentPrincipal, (principal) => remove(principal, id)),
 
       feedback: (id: string, feedback: "GOOD" | "BAD") =>
-        Effect.flatMap(CurrentPrincipal, (principal) =>
-          sql`UPDATE llm_requests SET feedback = ${feedback} WHERE ${reachFilter(sql, principal)} AND id = ${id} RETURNING ${columns}`.pipe(
-            Effect.flatMap(Schema.decodeUnknown(Schema.Array(Row))),
-            Effect.orDie,
-            Effect.flatMap(([row]) => (row ? Effect.succeed(toRecord(row)) : Effect.fail(notFound(id))))
-          )),
+        Effect.flatMap(
+          CurrentPrincipal,
+          (principal) =>
+            sql`UPDATE llm_requests SET feedback = ${feedback} WHERE ${
+              reachFilter(sql, principal)
+            } AND id = ${id} RETURNING ${columns}`.pipe(
+              Effect.flatMap(Schema.decodeUnknown(Schema.Array(Row))),
+              Effect.orDie,
+              Effect.flatMap(([row]) => (row ? Effect.succeed(toRecord(row)) : Effect.fail(notFound(id))))
+            )
+        ),
 
       /** Stops the generation in progress in the conversation, here or in another instance; false when there is none. */
       stop: (conversationId: string) =>
@@ -422,12 +560,16 @@ export class Requests extends Effect.Service<Requests>()("gateway/Requests", {
           const current = running.get(key)
           if (current) return yield* Fiber.interrupt(current).pipe(Effect.as(true))
           if (Option.isNone(pg)) return false
-          return yield* sql`SELECT 1 FROM llm_requests WHERE tenant_id = ${tenantId} AND conversation_id = ${conversationId} AND status = 'RUNNING' LIMIT 1`.pipe(
-            // pg_notify, not PgClient.notify: on this Effect line it sends `NOTIFY channel, $1`, which PostgreSQL refuses
-            // (fixed only in Effect 4, Effect-TS/effect-smol#1835).
-            Effect.flatMap((rows) => (rows.length === 0 ? Effect.succeed(false) : sql`SELECT pg_notify(${STOP_CHANNEL}, ${key})`.pipe(Effect.as(true)))),
-            Effect.orDie
-          )
+          return yield* sql`SELECT 1 FROM llm_requests WHERE tenant_id = ${tenantId} AND conversation_id = ${conversationId} AND status = 'RUNNING' LIMIT 1`
+            .pipe(
+              // pg_notify, not PgClient.notify: on this Effect line it sends `NOTIFY channel, $1`, which PostgreSQL refuses
+              // (fixed only in Effect 4, Effect-TS/effect-smol#1835).
+              Effect.flatMap((rows) => (rows.length === 0
+                ? Effect.succeed(false)
+                : sql`SELECT pg_notify(${STOP_CHANNEL}, ${key})`.pipe(Effect.as(true)))
+              ),
+              Effect.orDie
+            )
         }),
 
       /** POST /requests/retry: the conversation's last question answered again, as a new request. */
@@ -449,7 +591,12 @@ export class Requests extends Effect.Service<Requests>()("gateway/Requests", {
 
       /** The tenant's requests (or those of `userId`) newest first, or one of its conversations' oldest first. */
       listInTenant: (
-        { conversation, page, size, userId }: { readonly conversation?: string | undefined; readonly userId?: string | undefined; readonly page: number; readonly size: number }
+        { conversation, page, size, userId }: {
+          readonly conversation?: string | undefined
+          readonly userId?: string | undefined
+          readonly page: number
+          readonly size: number
+        }
       ) =>
         Effect.gen(function*() {
           if (conversation !== undefined) yield* conversations.getInTenant(conversation, userId)
@@ -461,14 +608,20 @@ export class Requests extends Effect.Service<Requests>()("gateway/Requests", {
 
     return {
       ...reads,
-      ask: Effect.fn("Requests.ask")((body: RequestBody, query: RequestQuery) => Effect.flatMap(CurrentPrincipal, (principal) => answer(principal, body, query))),
+      ask: Effect.fn("Requests.ask")((body: RequestBody, query: RequestQuery) =>
+        Effect.flatMap(CurrentPrincipal, (principal) => answer(principal, body, query))
+      ),
       askStreaming: Effect.fn("Requests.askStreaming")((body: RequestBody, query: RequestQuery) =>
         Effect.flatMap(CurrentPrincipal, (principal) => answerStreamed(principal, body, query))
       )
     }
 
     function streamParts(chosen: ChosenModel, prompt: ReadonlyArray<Prompt.MessageEncoded>) {
-      return llm.stream(chosen, prompt).pipe(Stream.mapError((error) => (error._tag === "MalformedInput" ? new InternalError({ message: error.message }) : error)))
+      return llm.stream(chosen, prompt).pipe(
+        Stream.mapError((
+          error
+        ) => (error._tag === "MalformedInput" ? new InternalError({ message: error.message }) : error))
+      )
     }
   }),
   dependencies: [Llm.Default, Prompts.Default, Conversations.Default, RequestRecorder.Default]

@@ -7,7 +7,10 @@ import { Effect } from "effect"
 import { CurrentPrincipal, type Reach } from "../../../schemas/gateway/Tenancy.ts"
 
 /** The tenant of the request being handled. */
-export const currentTenant: Effect.Effect<string, never, CurrentPrincipal> = Effect.map(CurrentPrincipal, (principal) => principal.tenantId)
+export const currentTenant: Effect.Effect<string, never, CurrentPrincipal> = Effect.map(
+  CurrentPrincipal,
+  (principal) => principal.tenantId
+)
 
 /** An admin's reach: the whole tenant, or one user of it when `userId` is given. */
 export const tenantReach = (userId?: string): Effect.Effect<Reach, never, CurrentPrincipal> =>

@@ -28,10 +28,17 @@ export const TenancyConfig = Config.all({
 type Headers = Readonly<Record<string, string | undefined>>
 
 const rolesFrom = (value: unknown): ReadonlyArray<string> =>
-  Array.isArray(value) ? value.filter((r): r is string => typeof r === "string") : typeof value === "string" ? value.split(/[,\s]+/).filter(Boolean) : []
+  Array.isArray(value)
+    ? value.filter((r): r is string => typeof r === "string")
+    : typeof value === "string"
+    ? value.split(/[,\s]+/).filter(Boolean)
+    : []
 
 const claim = (payload: JWTPayload, name: string): unknown =>
-  name.split(".").reduce<unknown>((value, key) => (value && typeof value === "object" ? (value as Record<string, unknown>)[key] : undefined), payload)
+  name.split(".").reduce<unknown>(
+    (value, key) => (value && typeof value === "object" ? (value as Record<string, unknown>)[key] : undefined),
+    payload
+  )
 
 export class Tenancy extends Effect.Service<Tenancy>()("gateway/Tenancy", {
   effect: Effect.gen(function*() {
@@ -41,15 +48,30 @@ export class Tenancy extends Effect.Service<Tenancy>()("gateway/Tenancy", {
     }
     const key = Option.match(config.jwksUrl, {
       onSome: (url) => createRemoteJWKSet(new URL(url)),
-      onNone: () => new TextEncoder().encode(Option.match(config.jwtSecret, { onSome: Redacted.value, onNone: () => "" }))
+      onNone: () =>
+        new TextEncoder().encode(Option.match(config.jwtSecret, { onSome: Redacted.value, onNone: () => "" }))
     })
 
     const principal = (tenantId: string | undefined, userId: string | undefined, roles: ReadonlyArray<string>) =>
       !tenantId
-        ? Effect.fail(new MissingTenant({ message: config.mode === "jwt" ? `The token has no '${config.tenantClaim}' claim` : `No tenant: send the ${config.tenantHeader} header` }))
+        ? Effect.fail(
+          new MissingTenant({
+            message: config.mode === "jwt"
+              ? `The token has no '${config.tenantClaim}' claim`
+              : `No tenant: send the ${config.tenantHeader} header`
+          })
+        )
         : !userId
-        ? Effect.fail(new MissingUser({ message: config.mode === "jwt" ? `The token has no '${config.userClaim}' claim` : `No user: send the ${config.userHeader} header` }))
-        : Effect.succeed(new Principal({ tenantId, userId, roles, isAdmin: !config.roleSecurity || roles.includes(config.adminRole) }))
+        ? Effect.fail(
+          new MissingUser({
+            message: config.mode === "jwt"
+              ? `The token has no '${config.userClaim}' claim`
+              : `No user: send the ${config.userHeader} header`
+          })
+        )
+        : Effect.succeed(
+          new Principal({ tenantId, userId, roles, isAdmin: !config.roleSecurity || roles.includes(config.adminRole) })
+        )
 
     const fromToken = (headers: Headers) =>
       Effect.gen(function*() {
@@ -61,10 +83,17 @@ export class Tenancy extends Effect.Service<Tenancy>()("gateway/Tenancy", {
               ...Option.match(config.jwtIssuer, { onSome: (issuer) => ({ issuer }), onNone: () => ({}) }),
               ...Option.match(config.jwtAudience, { onSome: (audience) => ({ audience }), onNone: () => ({}) })
             }),
-          catch: (error) => new Unauthorized({ message: `The token was refused: ${error instanceof Error ? error.message : String(error)}` })
+          catch: (error) =>
+            new Unauthorized({
+              message: `The token was refused: ${error instanceof Error ? error.message : String(error)}`
+            })
         })
         const asText = (value: unknown) => (typeof value === "string" && value.length > 0 ? value : undefined)
-        return yield* principal(asText(claim(payload, config.tenantClaim)), asText(claim(payload, config.userClaim)), rolesFrom(claim(payload, config.rolesClaim)))
+        return yield* principal(
+          asText(claim(payload, config.tenantClaim)),
+          asText(claim(payload, config.userClaim)),
+          rolesFrom(claim(payload, config.rolesClaim))
+        )
       })
 
     return {
@@ -74,7 +103,11 @@ export class Tenancy extends Effect.Service<Tenancy>()("gateway/Tenancy", {
       resolve: Effect.fn("Tenancy.resolve")((headers: Headers) =>
         config.mode === "jwt"
           ? fromToken(headers)
-          : principal(headers[config.tenantHeader]?.trim(), headers[config.userHeader]?.trim(), rolesFrom(headers[config.rolesHeader]))
+          : principal(
+            headers[config.tenantHeader]?.trim(),
+            headers[config.userHeader]?.trim(),
+            rolesFrom(headers[config.rolesHeader])
+          )
       )
     }
   })

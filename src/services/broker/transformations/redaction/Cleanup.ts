@@ -3,7 +3,17 @@
  * its form field along), replacement text in the structure tree for marked content that touched a
  * region, and every object nothing refers to any more (the unredacted originals).
  */
-import { PDFArray, type PDFContext, PDFDict, type PDFDocument, PDFName, PDFNumber, type PDFObject, PDFRef, PDFStream } from "pdf-lib"
+import {
+  PDFArray,
+  type PDFContext,
+  PDFDict,
+  type PDFDocument,
+  PDFName,
+  PDFNumber,
+  type PDFObject,
+  PDFRef,
+  PDFStream
+} from "pdf-lib"
 import { numbersOf } from "../../engine/PdfObjects.ts"
 import { type Box, boxOf, overlaps } from "./Geometry.ts"
 import { REPLACEMENT_TEXT_KEYS } from "./Scrubber.ts"
@@ -27,7 +37,10 @@ export const removeAnnotations = (doc: PDFDocument, page: PDFDict, regions: Read
   }
   for (const { item, dict } of entries) {
     const parent = dict?.get(PDFName.of("Parent"))
-    if (parent !== undefined && removed.has(parent) && dict?.lookupMaybe(PDFName.of("Subtype"), PDFName)?.asString() === "/Popup") removed.add(item)
+    if (
+      parent !== undefined && removed.has(parent) &&
+      dict?.lookupMaybe(PDFName.of("Subtype"), PDFName)?.asString() === "/Popup"
+    ) removed.add(item)
   }
   if (removed.size === 0) return
   const kept = entries.filter(({ item }) => !removed.has(item))
@@ -69,11 +82,18 @@ const removeField = (ctx: PDFContext, acroForm: PDFDict, ref: PDFRef) => {
  * Structure elements whose marked content touched a region lose /ActualText, /Alt and /E (an image
  * description or the spelled-out text of what was removed); enclosing elements too.
  */
-export const stripStructureText = (ctx: PDFContext, root: PDFDict, affected: ReadonlyMap<PDFRef, ReadonlySet<number>>) => {
+export const stripStructureText = (
+  ctx: PDFContext,
+  root: PDFDict,
+  affected: ReadonlyMap<PDFRef, ReadonlySet<number>>
+) => {
   const seen = new Set<PDFObject>()
   const visit = (node: PDFObject | undefined, page: PDFObject | undefined): boolean => {
     const dict = node instanceof PDFRef ? ctx.lookup(node) : node
-    if (node === undefined || seen.has(node) || !(dict instanceof PDFDict || dict instanceof PDFArray || dict instanceof PDFNumber)) return false
+    if (
+      node === undefined || seen.has(node) ||
+      !(dict instanceof PDFDict || dict instanceof PDFArray || dict instanceof PDFNumber)
+    ) return false
     if (node instanceof PDFRef) seen.add(node)
     if (dict instanceof PDFNumber) return page instanceof PDFRef && affected.get(page)?.has(dict.asNumber()) === true
     if (dict instanceof PDFArray) return dict.asArray().map((kid) => visit(kid, page)).some(Boolean)
@@ -82,7 +102,7 @@ export const stripStructureText = (ctx: PDFContext, root: PDFDict, affected: Rea
     if (type === "/MCR") return visit(dict.get(PDFName.of("MCID")), pg)
     if (type === "/OBJR") return false
     const hit = visit(dict.get(PDFName.of("K")), pg)
-    if (hit) for (const key of REPLACEMENT_TEXT_KEYS) dict.delete(PDFName.of(key))
+    if (hit) { for (const key of REPLACEMENT_TEXT_KEYS) dict.delete(PDFName.of(key)) }
     return hit
   }
   visit(root.get(PDFName.of("K")), undefined)
@@ -91,7 +111,9 @@ export const stripStructureText = (ctx: PDFContext, root: PDFDict, affected: Rea
 /** Deletes every object the trailer cannot reach: the originals MuPDF and this pass replaced. */
 export const dropUnreferenced = (ctx: PDFContext) => {
   const reached = new Set<PDFRef>()
-  const pending: Array<PDFObject> = [ctx.trailerInfo.Root, ctx.trailerInfo.Info].filter((o): o is PDFObject => o !== undefined)
+  const pending: Array<PDFObject> = [ctx.trailerInfo.Root, ctx.trailerInfo.Info].filter((o): o is PDFObject =>
+    o !== undefined
+  )
   while (pending.length > 0) {
     const object = pending.pop()!
     if (object instanceof PDFRef) {

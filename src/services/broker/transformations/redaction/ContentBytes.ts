@@ -6,7 +6,8 @@ import type { Point } from "../../engine/Matrix.ts"
 
 export const latin1 = (text: string): Uint8Array => Buffer.from(text, "latin1")
 
-export const latin1Text = (bytes: Uint8Array): string => Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString("latin1")
+export const latin1Text = (bytes: Uint8Array): string =>
+  Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString("latin1")
 
 export const concat = (parts: ReadonlyArray<Uint8Array>): Uint8Array => Buffer.concat(parts)
 

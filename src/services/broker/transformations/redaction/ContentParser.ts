@@ -8,7 +8,12 @@ import { latin1Text } from "./ContentBytes.ts"
 export type Operand =
   | { readonly kind: "number"; readonly value: number; readonly start: number; readonly end: number }
   | { readonly kind: "name"; readonly value: string; readonly start: number; readonly end: number }
-  | { readonly kind: "dict"; readonly entries: ReadonlyArray<readonly [string, Operand]>; readonly start: number; readonly end: number }
+  | {
+    readonly kind: "dict"
+    readonly entries: ReadonlyArray<readonly [string, Operand]>
+    readonly start: number
+    readonly end: number
+  }
   | { readonly kind: "other"; readonly start: number; readonly end: number }
 
 export interface Operation {
@@ -53,8 +58,9 @@ export class ContentParser {
     const d = this.data
     while (this.pos < d.length) {
       if (SPACE[d[this.pos]!]) this.pos++
-      else if (d[this.pos] === 0x25) while (this.pos < d.length && d[this.pos] !== 0x0a && d[this.pos] !== 0x0d) this.pos++
-      else break
+      else if (d[this.pos] === 0x25) {
+        while (this.pos < d.length && d[this.pos] !== 0x0a && d[this.pos] !== 0x0d) this.pos++
+      } else break
     }
   }
 
@@ -111,7 +117,12 @@ export class ContentParser {
       this.pos++
       while (this.pos < d.length && !SPACE[d[this.pos]!] && !DELIMITER[d[this.pos]!]) this.pos++
       const raw = latin1Text(d.subarray(start + 1, this.pos))
-      return { kind: "name", value: raw.replace(/#([0-9a-fA-F]{2})/g, (_, hex: string) => String.fromCharCode(parseInt(hex, 16))), start, end: this.pos }
+      return {
+        kind: "name",
+        value: raw.replace(/#([0-9a-fA-F]{2})/g, (_, hex: string) => String.fromCharCode(parseInt(hex, 16))),
+        start,
+        end: this.pos
+      }
     }
     if (DELIMITER[c]) { // stray ) > ] { }
       this.pos++
@@ -119,7 +130,9 @@ export class ContentParser {
     }
     // Numbers and operators make up most of a stream: built char by char, cheaper than a Buffer per token.
     let word = ""
-    while (this.pos < d.length && !SPACE[d[this.pos]!] && !DELIMITER[d[this.pos]!]) word += String.fromCharCode(d[this.pos++]!)
+    while (this.pos < d.length && !SPACE[d[this.pos]!] && !DELIMITER[d[this.pos]!]) {
+      word += String.fromCharCode(d[this.pos++]!)
+    }
     if (NUMBER.test(word)) return { kind: "number", value: Number(word), start, end: this.pos }
     if (word === "true" || word === "false" || word === "null") return { kind: "other", start, end: this.pos }
     return { kind: "operator", value: word }
@@ -139,7 +152,10 @@ export class ContentParser {
     }
     const dataStart = ++this.pos
     for (let i = dataStart; i + 1 < d.length; i++) {
-      if (d[i] === 0x45 && d[i + 1] === 0x49 && SPACE[d[i - 1]!] && (i + 2 >= d.length || SPACE[d[i + 2]!] || DELIMITER[d[i + 2]!])) {
+      if (
+        d[i] === 0x45 && d[i + 1] === 0x49 && SPACE[d[i - 1]!] &&
+        (i + 2 >= d.length || SPACE[d[i + 2]!] || DELIMITER[d[i + 2]!])
+      ) {
         this.pos = i + 2
         return { dict: [dictStart, dictEnd], data: [dataStart, i - 1] }
       }
@@ -156,4 +172,5 @@ export const resourceName = (op: Operation): string | undefined => {
 }
 
 /** The operation's numeric operands, in order. */
-export const numbers = (op: Operation): Array<number> => op.operands.flatMap((o) => o.kind === "number" ? [o.value] : [])
+export const numbers = (op: Operation): Array<number> =>
+  op.operands.flatMap((o) => o.kind === "number" ? [o.value] : [])

@@ -21,16 +21,24 @@ export const boxOf = (points: ReadonlyArray<Point>): Box => {
 }
 
 /** The box around a box's image under `m`. */
-export const transformBox = ([x0, y0, x1, y1]: Box, m: Matrix): Box => boxOf([[x0, y0], [x1, y0], [x1, y1], [x0, y1]].map((p) => apply(m, p as unknown as Point)))
+export const transformBox = ([x0, y0, x1, y1]: Box, m: Matrix): Box =>
+  boxOf([[x0, y0], [x1, y0], [x1, y1], [x0, y1]].map((p) => apply(m, p as unknown as Point)))
 
-export const union = (a: Box, b: Box): Box => [Math.min(a[0], b[0]), Math.min(a[1], b[1]), Math.max(a[2], b[2]), Math.max(a[3], b[3])]
+export const union = (
+  a: Box,
+  b: Box
+): Box => [Math.min(a[0], b[0]), Math.min(a[1], b[1]), Math.max(a[2], b[2]), Math.max(a[3], b[3])]
 
-export const intersection = (a: Box, b: Box): Box => [Math.max(a[0], b[0]), Math.max(a[1], b[1]), Math.min(a[2], b[2]), Math.min(a[3], b[3])]
+export const intersection = (
+  a: Box,
+  b: Box
+): Box => [Math.max(a[0], b[0]), Math.max(a[1], b[1]), Math.min(a[2], b[2]), Math.min(a[3], b[3])]
 
 export const grow = ([x0, y0, x1, y1]: Box, by: number): Box => [x0 - by, y0 - by, x1 + by, y1 + by]
 
 /** Whether a box has something inside a region; touching its edge is not enough. A line of no width inside counts. */
-export const overlaps = (a: Box, region: Box) => a[0] < region[2] && region[0] < a[2] && a[1] < region[3] && region[1] < a[3] ||
+export const overlaps = (a: Box, region: Box) =>
+  a[0] < region[2] && region[0] < a[2] && a[1] < region[3] && region[1] < a[3] ||
   (a[0] === a[2] && a[0] > region[0] && a[0] < region[2] && a[1] < region[3] && region[1] < a[3]) ||
   (a[1] === a[3] && a[1] > region[1] && a[1] < region[3] && a[0] < region[2] && region[0] < a[2])
 
@@ -63,7 +71,14 @@ export const newSubpath = (start: Point, op: Operation | undefined, ctm: Matrix)
 }
 
 /** Adds a line (no controls) or a curve from `from` to `to`, its box in page space through `ctm`. */
-export const addEdge = (sub: Subpath, from: Point, to: Point, controls: ReadonlyArray<Point>, ctm: Matrix, op: Operation | undefined) => {
+export const addEdge = (
+  sub: Subpath,
+  from: Point,
+  to: Point,
+  controls: ReadonlyArray<Point>,
+  ctm: Matrix,
+  op: Operation | undefined
+) => {
   const box = boxOf([from, ...controls, to].map((p) => apply(ctm, p)))
   sub.segments.push({ op, from, to, controls, box })
   sub.box = union(sub.box, box)
@@ -79,12 +94,24 @@ export const closeSubpath = (sub: Subpath, ctm: Matrix) => {
 const lerp = (a: Point, b: Point, t: number): Point => [a[0] + (b[0] - a[0]) * t, a[1] + (b[1] - a[1]) * t]
 
 /** The parts of a line (user space) outside the boxes (page space); affine maps keep the line's parameter. */
-export const linePieces = (from: Point, to: Point, ctm: Matrix, boxes: ReadonlyArray<Box>): Array<readonly [Point, Point]> => {
+export const linePieces = (
+  from: Point,
+  to: Point,
+  ctm: Matrix,
+  boxes: ReadonlyArray<Box>
+): Array<readonly [Point, Point]> => {
   const [p, q] = [apply(ctm, from), apply(ctm, to)]
   const inside = boxes.flatMap((box) => {
     // Liang–Barsky: the parameter interval of the line inside the box.
     let [t0, t1] = [0, 1]
-    for (const [delta, low, high, origin] of [[q[0] - p[0], box[0], box[2], p[0]], [q[1] - p[1], box[1], box[3], p[1]]] as const) {
+    for (
+      const [delta, low, high, origin] of [[q[0] - p[0], box[0], box[2], p[0]], [
+        q[1] - p[1],
+        box[1],
+        box[3],
+        p[1]
+      ]] as const
+    ) {
       if (delta === 0) {
         if (origin <= low || origin >= high) return []
         continue
@@ -156,7 +183,12 @@ const clipHalf = (polygon: ReadonlyArray<Point>, axis: 0 | 1, limit: number, abo
 /** A polygon minus a box: its parts left of, right of, below and above the box (disjoint, convex areas). */
 export const aroundRegion = (polygon: ReadonlyArray<Point>, [x0, y0, x1, y1]: Box): Array<ReadonlyArray<Point>> => {
   const column = clipHalf(clipHalf(polygon, 0, x0, true), 0, x1, false)
-  return [clipHalf(polygon, 0, x0, false), clipHalf(polygon, 0, x1, true), clipHalf(column, 1, y0, false), clipHalf(column, 1, y1, true)]
+  return [
+    clipHalf(polygon, 0, x0, false),
+    clipHalf(polygon, 0, x1, true),
+    clipHalf(column, 1, y0, false),
+    clipHalf(column, 1, y1, true)
+  ]
     .filter((piece) => {
       const [bx0, by0, bx1, by1] = boxOf(piece)
       return piece.length >= 3 && bx1 > bx0 && by1 > by0

@@ -4,7 +4,18 @@
  * The input must be unencrypted (mutool's "decrypt" mode writes it so).
  */
 import { Effect } from "effect"
-import { PDFArray, type PDFContext, PDFDict, PDFDocument, PDFName, type PDFObject, PDFObjectParser, PDFRawStream, type PDFRef, PDFStream } from "pdf-lib"
+import {
+  PDFArray,
+  type PDFContext,
+  PDFDict,
+  PDFDocument,
+  PDFName,
+  type PDFObject,
+  PDFObjectParser,
+  PDFRawStream,
+  type PDFRef,
+  PDFStream
+} from "pdf-lib"
 import { concat, latin1 } from "./ContentBytes.ts"
 import { ContentParser } from "./ContentParser.ts"
 import { flateStream, pageContent, pageList, streamBytes } from "./PageContent.ts"
@@ -12,7 +23,10 @@ import { RedactionFailed, type RedactionRegion } from "./RedactionRequest.ts"
 import { Resources } from "./Resources.ts"
 
 /** The PDF with the inline images of the region pages made XObjects. */
-export const inlineImagesToXObjects = (pdf: Uint8Array, regions: ReadonlyArray<RedactionRegion>): Effect.Effect<Uint8Array, RedactionFailed> =>
+export const inlineImagesToXObjects = (
+  pdf: Uint8Array,
+  regions: ReadonlyArray<RedactionRegion>
+): Effect.Effect<Uint8Array, RedactionFailed> =>
   Effect.gen(function*() {
     const doc = yield* Effect.tryPromise({
       try: () => PDFDocument.load(pdf, { updateMetadata: false }),
@@ -25,7 +39,9 @@ export const inlineImagesToXObjects = (pdf: Uint8Array, regions: ReadonlyArray<R
     const convert = (data: Uint8Array, resources: Resources): Uint8Array | undefined => {
       for (const ref of resources.xobjectRefs()) {
         const form = ctx.lookup(ref)
-        if (seen.has(ref) || !(form instanceof PDFStream) || form.dict.get(PDFName.of("Subtype")) !== PDFName.of("Form")) continue
+        if (
+          seen.has(ref) || !(form instanceof PDFStream) || form.dict.get(PDFName.of("Subtype")) !== PDFName.of("Form")
+        ) continue
         seen.add(ref)
         const formResources = new Resources(ctx, form.dict.lookupMaybe(PDFName.of("Resources"), PDFDict))
         const converted = convert(streamBytes(form), formResources)
@@ -40,11 +56,16 @@ export const inlineImagesToXObjects = (pdf: Uint8Array, regions: ReadonlyArray<R
       let cursor = 0
       for (let op = parser.next(); op !== undefined; op = parser.next()) {
         if (op.inline === undefined) continue
-        const image = PDFRawStream.of(inlineImageDict(ctx, data.subarray(...op.inline.dict), resources), data.slice(...op.inline.data))
+        const image = PDFRawStream.of(
+          inlineImageDict(ctx, data.subarray(...op.inline.dict), resources),
+          data.slice(...op.inline.data)
+        )
         pieces.push(data.subarray(cursor, op.start), `/${resources.addXObject(ctx.register(image))} Do`)
         cursor = op.end
       }
-      return pieces.length === 0 ? undefined : concat([...pieces, data.subarray(cursor)].map((p) => typeof p === "string" ? latin1(p) : p))
+      return pieces.length === 0
+        ? undefined
+        : concat([...pieces, data.subarray(cursor)].map((p) => typeof p === "string" ? latin1(p) : p))
     }
     yield* Effect.try({
       try: () => {
@@ -52,12 +73,19 @@ export const inlineImagesToXObjects = (pdf: Uint8Array, regions: ReadonlyArray<R
           const page = pages[index]!.node
           const resources = new Resources(ctx, page.Resources())
           const converted = convert(pageContent(page), resources)
-          if (converted !== undefined) page.set(PDFName.of("Contents"), ctx.register(flateStream(PDFDict.withContext(ctx), converted)))
+          if (converted !== undefined) {
+            page.set(PDFName.of("Contents"), ctx.register(flateStream(PDFDict.withContext(ctx), converted)))
+          }
           const modified = resources.modified()
-          if (modified !== undefined) page.set(PDFName.of("Resources"), modified)
+          if (modified !== undefined) {
+            page.set(PDFName.of("Resources"), modified)
+          }
         }
       },
-      catch: (error) => new RedactionFailed({ message: `The inline images cannot be converted: ${error instanceof Error ? error.message : String(error)}` })
+      catch: (error) =>
+        new RedactionFailed({
+          message: `The inline images cannot be converted: ${error instanceof Error ? error.message : String(error)}`
+        })
     })
     return yield* Effect.tryPromise({
       try: () => doc.save({ addDefaultPage: false, updateFieldAppearances: false }),
@@ -66,11 +94,28 @@ export const inlineImagesToXObjects = (pdf: Uint8Array, regions: ReadonlyArray<R
   })
 
 const INLINE_KEYS: Readonly<Record<string, string>> = {
-  BPC: "BitsPerComponent", CS: "ColorSpace", D: "Decode", DP: "DecodeParms", F: "Filter", H: "Height", IM: "ImageMask", I: "Interpolate", W: "Width"
+  BPC: "BitsPerComponent",
+  CS: "ColorSpace",
+  D: "Decode",
+  DP: "DecodeParms",
+  F: "Filter",
+  H: "Height",
+  IM: "ImageMask",
+  I: "Interpolate",
+  W: "Width"
 }
 const INLINE_NAMES: Readonly<Record<string, string>> = {
-  G: "DeviceGray", RGB: "DeviceRGB", CMYK: "DeviceCMYK", I: "Indexed",
-  AHx: "ASCIIHexDecode", A85: "ASCII85Decode", LZW: "LZWDecode", Fl: "FlateDecode", RL: "RunLengthDecode", CCF: "CCITTFaxDecode", DCT: "DCTDecode"
+  G: "DeviceGray",
+  RGB: "DeviceRGB",
+  CMYK: "DeviceCMYK",
+  I: "Indexed",
+  AHx: "ASCIIHexDecode",
+  A85: "ASCII85Decode",
+  LZW: "LZWDecode",
+  Fl: "FlateDecode",
+  RL: "RunLengthDecode",
+  CCF: "CCITTFaxDecode",
+  DCT: "DCTDecode"
 }
 
 /** An inline image's dictionary spelled out for an XObject: full keys and names, named colour spaces looked up. */

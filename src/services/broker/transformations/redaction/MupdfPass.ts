@@ -26,13 +26,23 @@ export const mupdfPass = (pdf: Uint8Array, regions: ReadonlyArray<RedactionRegio
         fs.writeFileString(file("regions.json"), JSON.stringify(regions))
       ]).pipe(Effect.orDie)
       const mutool = (input: string, output: string, mode: "redact" | "decrypt") =>
-        Command.start(Command.make("mutool", "run", file("redact.js"), file(input), file(output), file("regions.json"), mode)).pipe(
+        Command.start(
+          Command.make("mutool", "run", file("redact.js"), file(input), file(output), file("regions.json"), mode)
+        ).pipe(
           Effect.flatMap((process) =>
-            Effect.all([process.exitCode, process.stderr.pipe(Stream.decodeText(), Stream.mkString)], { concurrency: 2 })
+            Effect.all([process.exitCode, process.stderr.pipe(Stream.decodeText(), Stream.mkString)], {
+              concurrency: 2
+            })
           ),
-          Effect.catchTag("SystemError", "BadArgument", (e) => Effect.fail(new RedactionFailed({ message: `mutool could not be started: ${e.message}` }))),
+          Effect.catchTag(
+            "SystemError",
+            "BadArgument",
+            (e) => Effect.fail(new RedactionFailed({ message: `mutool could not be started: ${e.message}` }))
+          ),
           Effect.flatMap(([exitCode, stderr]) =>
-            exitCode === 0 ? Effect.void : Effect.fail(new RedactionFailed({ message: mutoolFailure(stderr, exitCode) }))
+            exitCode === 0
+              ? Effect.void
+              : Effect.fail(new RedactionFailed({ message: mutoolFailure(stderr, exitCode) }))
           )
         )
       yield* mutool("input.pdf", "output.pdf", "redact").pipe(

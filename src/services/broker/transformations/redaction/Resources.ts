@@ -44,7 +44,9 @@ export class Resources {
   /** The changed copy, if anything changed, once the content using these resources has been scrubbed. */
   modified(): PDFDict | undefined {
     for (const [category, names] of this.removed) {
-      for (const name of names) if (this.drawn.get(category)?.has(name) !== true) this.group(category).delete(PDFName.of(name))
+      for (const name of names) {
+        if (this.drawn.get(category)?.has(name) !== true) this.group(category).delete(PDFName.of(name))
+      }
     }
     this.removed.clear()
     return this.copy

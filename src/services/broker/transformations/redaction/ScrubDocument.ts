@@ -25,7 +25,10 @@ export const scrubDocument = (
       catch: (error) => new RedactionFailed({ message: `The redacted PDF cannot be read back: ${String(error)}` })
     })
     if (doc.catalog.get(PDFName.of("NeedsRendering")) === PDFBool.True) {
-      return yield* new RedactionFailed({ message: "The PDF is a dynamic XFA form: its pages are drawn from the form's data, which regions on pages cannot redact" })
+      return yield* new RedactionFailed({
+        message:
+          "The PDF is a dynamic XFA form: its pages are drawn from the form's data, which regions on pages cannot redact"
+      })
     }
     const pages = yield* pageList(doc)
     const byPage = new Map<number, Array<Box>>()
@@ -39,10 +42,15 @@ export const scrubDocument = (
           affectedContent.set(page.ref, scrubPage(doc.context, page.node, boxes, fill))
           removeAnnotations(doc, page.node, boxes)
         },
-        catch: (error) => new RedactionFailed({ message: `Page ${index + 1} cannot be redacted: ${error instanceof Error ? error.message : String(error)}` })
+        catch: (error) =>
+          new RedactionFailed({
+            message: `Page ${index + 1} cannot be redacted: ${error instanceof Error ? error.message : String(error)}`
+          })
       }), { discard: true })
     const structTree = doc.catalog.lookupMaybe(PDFName.of("StructTreeRoot"), PDFDict)
-    if (structTree !== undefined && [...affectedContent.values()].some((ids) => ids.size > 0)) stripStructureText(doc.context, structTree, affectedContent)
+    if (structTree !== undefined && [...affectedContent.values()].some((ids) => ids.size > 0)) {
+      stripStructureText(doc.context, structTree, affectedContent)
+    }
     // XFA data repeats field values outside the pages; MuPDF and pdf.js show the AcroForm anyway.
     doc.catalog.lookupMaybe(PDFName.of("AcroForm"), PDFDict)?.delete(PDFName.of("XFA"))
     dropUnreferenced(doc.context)
@@ -56,7 +64,9 @@ const scrubPage = (ctx: PDFContext, page: PDFPageLeaf, regions: ReadonlyArray<Bo
   // The page's own content is wrapped so that the boxes are drawn in the page's default space.
   const boxes = fill === null
     ? ""
-    : `q ${fill.map(num).join(" ")} rg ${regions.map(([x1, y1, x2, y2]) => `${point([x1, y1])} ${num(x2 - x1)} ${num(y2 - y1)} re`).join(" ")} f Q\n`
+    : `q ${fill.map(num).join(" ")} rg ${
+      regions.map(([x1, y1, x2, y2]) => `${point([x1, y1])} ${num(x2 - x1)} ${num(y2 - y1)} re`).join(" ")
+    } f Q\n`
   const content = concat([latin1("q\n"), result.bytes, latin1(`\n${"Q\n".repeat(result.openStates + 1)}${boxes}`)])
   page.set(PDFName.of("Contents"), ctx.register(flateStream(PDFDict.withContext(ctx), content)))
   const modified = resources.modified()

@@ -60,15 +60,40 @@ export interface ScrubResult {
 const PATH_OPS = new Set(["m", "l", "c", "v", "y", "h", "re"])
 const PAINT_OPS = new Set(["S", "s", "f", "F", "f*", "B", "B*", "b", "b*", "n"])
 /** Operators that only set graphics state: tolerated between a path and its painting, as viewers do. */
-const STATE_OPS = new Set(["w", "J", "j", "M", "d", "ri", "i", "gs", "g", "G", "rg", "RG", "k", "K", "cs", "CS", "sc", "SC", "scn", "SCN"])
+const STATE_OPS = new Set([
+  "w",
+  "J",
+  "j",
+  "M",
+  "d",
+  "ri",
+  "i",
+  "gs",
+  "g",
+  "G",
+  "rg",
+  "RG",
+  "k",
+  "K",
+  "cs",
+  "CS",
+  "sc",
+  "SC",
+  "scn",
+  "SCN"
+])
 const TEXT_SHOW_OPS = new Set(["Tj", "TJ", "'", "\""])
 /** Marked-content properties and structure attributes that spell out what is drawn (a replacement, an alternate description, an expansion). */
 export const REPLACEMENT_TEXT_KEYS = new Set(["ActualText", "Alt", "E"])
 const MAX_FORM_DEPTH = 12
 
 /** A page's content scrubbed, starting from the page's default graphics state. */
-export const scrubContent = (ctx: PDFContext, regions: ReadonlyArray<Box>, data: Uint8Array, resources: Resources): ScrubResult =>
-  new Scrubber(ctx, regions, 0, data, resources).run(INITIAL_STATE)
+export const scrubContent = (
+  ctx: PDFContext,
+  regions: ReadonlyArray<Box>,
+  data: Uint8Array,
+  resources: Resources
+): ScrubResult => new Scrubber(ctx, regions, 0, data, resources).run(INITIAL_STATE)
 
 /** Interprets one content stream (of a page or a form) and rewrites what paints over the regions. */
 class Scrubber {
@@ -79,7 +104,9 @@ class Scrubber {
   private affected = false
   private readonly affectedMcids = new Set<number>()
   /** Open marked-content sequences; those with replacement text keep the index of their BDC's piece. */
-  private readonly marked: Array<{ readonly dict?: Extract<Operand, { kind: "dict" }>; readonly piece?: number; affected: boolean }> = []
+  private readonly marked: Array<
+    { readonly dict?: Extract<Operand, { kind: "dict" }>; readonly piece?: number; affected: boolean }
+  > = []
 
   constructor(
     private readonly ctx: PDFContext,
@@ -149,8 +176,13 @@ class Scrubber {
             this.touch()
           }
           if (clipOp !== undefined) {
-            const box = path.reduce<Box | undefined>((acc, sub) => acc === undefined ? sub.box : union(acc, sub.box), undefined)
-            if (box !== undefined) state = { ...state, clip: state.clip === undefined ? box : intersection(state.clip, box) }
+            const box = path.reduce<Box | undefined>(
+              (acc, sub) => acc === undefined ? sub.box : union(acc, sub.box),
+              undefined
+            )
+            if (box !== undefined) {
+              state = { ...state, clip: state.clip === undefined ? box : intersection(state.clip, box) }
+            }
           }
         }
         path = []
@@ -261,7 +293,9 @@ class Scrubber {
   private beginMarkedContent(op: Operation) {
     const props = op.operands[1]
     if (props?.kind !== "dict") return void this.marked.push({ affected: false })
-    if (!props.entries.some(([key]) => REPLACEMENT_TEXT_KEYS.has(key))) return void this.marked.push({ dict: props, affected: false })
+    if (!props.entries.some(([key]) => REPLACEMENT_TEXT_KEYS.has(key))) {
+      return void this.marked.push({ dict: props, affected: false })
+    }
     this.pieces.push(this.data.subarray(this.cursor, op.start), this.data.subarray(op.start, op.end))
     this.cursor = op.end
     this.marked.push({ dict: props, piece: this.pieces.length - 1, affected: false })
@@ -278,22 +312,32 @@ class Scrubber {
       .filter(([key]) => !REPLACEMENT_TEXT_KEYS.has(key))
       .map(([key, value]) => `/${key} ${latin1Text(this.data.subarray(value.start, value.end))}`)
     const dictStart = m.dict.start - (bdc.byteOffset - this.data.byteOffset)
-    this.pieces[m.piece] = `${latin1Text(bdc.subarray(0, dictStart))}<<${kept.join(" ")}>>${latin1Text(bdc.subarray(dictStart + m.dict.end - m.dict.start))}`
+    this.pieces[m.piece] = `${latin1Text(bdc.subarray(0, dictStart))}<<${kept.join(" ")}>>${
+      latin1Text(bdc.subarray(dictStart + m.dict.end - m.dict.start))
+    }`
     this.changed = true
   }
 
   /** `sh` paints its clip: a smooth function says nothing about the region, so it is clipped out; a mesh carries geometry and goes. */
   private shade(op: Operation, state: GraphicsState) {
-    if (state.clip !== undefined && !this.hits(state.clip)) return this.resources.mark("Shading", resourceName(op) ?? "", true)
+    if (state.clip !== undefined && !this.hits(state.clip)) {
+      return this.resources.mark("Shading", resourceName(op) ?? "", true)
+    }
     this.touch()
     const shading = this.resource("Shading", op)
     const dict = shading instanceof PDFStream ? shading.dict : shading
-    const type = dict instanceof PDFDict ? dict.lookupMaybe(PDFName.of("ShadingType"), PDFNumber)?.asNumber() : undefined
+    const type = dict instanceof PDFDict
+      ? dict.lookupMaybe(PDFName.of("ShadingType"), PDFNumber)?.asNumber()
+      : undefined
     const inverse = invert(state.ctm)
     if (type === undefined || type > 3 || inverse === undefined) return this.redraw("Shading", op, "", false)
     const outer = grow(state.clip ?? [-1e6, -1e6, 1e6, 1e6], 1)
     const quad = ([x0, y0, x1, y1]: Box) =>
-      `${([[x0, y0], [x1, y0], [x1, y1], [x0, y1]] as const).map((p, i) => `${point(apply(inverse, p))} ${i === 0 ? "m" : "l"}`).join(" ")} h`
+      `${
+        ([[x0, y0], [x1, y0], [x1, y1], [x0, y1]] as const).map((p, i) =>
+          `${point(apply(inverse, p))} ${i === 0 ? "m" : "l"}`
+        ).join(" ")
+      } h`
     const clips = this.regions.filter((r) => overlaps(outer, r)).map((r) => `${quad(outer)} ${quad(r)} W* n`)
     this.redraw("Shading", op, `q ${clips.join(" ")} ${this.textOf(op)} Q`, true)
   }
@@ -322,7 +366,11 @@ class Scrubber {
     if (this.depth >= MAX_FORM_DEPTH) throw new Error(`form XObjects are nested more than ${MAX_FORM_DEPTH} deep`)
     const own = xobject.dict.lookupMaybe(PDFName.of("Resources"), PDFDict)
     const resources = own === undefined ? this.resources : new Resources(this.ctx, own)
-    const result = new Scrubber(this.ctx, this.regions, this.depth + 1, streamBytes(xobject), resources).run({ ...state, ctm, clip })
+    const result = new Scrubber(this.ctx, this.regions, this.depth + 1, streamBytes(xobject), resources).run({
+      ...state,
+      ctm,
+      clip
+    })
     if (result.affected) this.touch()
     if (!result.changed) return false
     const dict = xobject.dict.clone()
@@ -339,7 +387,12 @@ class Scrubber {
    * (cut exactly, curves flattened), stroked ones the stretches within the stroke's reach of a region.
    * A clip is kept whole: it paints nothing. Undefined when nothing is painted over a region.
    */
-  private paint(path: ReadonlyArray<Subpath>, op: string, clipOp: string | undefined, state: GraphicsState): string | undefined {
+  private paint(
+    path: ReadonlyArray<Subpath>,
+    op: string,
+    clipOp: string | undefined,
+    state: GraphicsState
+  ): string | undefined {
     if (op === "n") return undefined
     if (op === "s" || op === "b" || op === "b*") {
       const last = path[path.length - 1]
@@ -380,7 +433,9 @@ class Scrubber {
     for (const region of this.regions) {
       pieces = pieces.flatMap((piece) => overlaps(boxOf(piece), region) ? aroundRegion(piece, region) : [piece])
     }
-    return pieces.map((piece) => `${piece.map((p, i) => `${point(apply(inverse, p))} ${i === 0 ? "m" : "l"}`).join(" ")} h`)
+    return pieces.map((piece) =>
+      `${piece.map((p, i) => `${point(apply(inverse, p))} ${i === 0 ? "m" : "l"}`).join(" ")} h`
+    )
   }
 
   /** The stretches of a stroked subpath out of the stroke's reach of every region, as runs of their own. */
@@ -407,7 +462,9 @@ class Scrubber {
         for (const [from, to] of linePieces(segment.from, segment.to, ctm, reach)) emit(from, to, `${point(to)} l`)
       } else {
         const [c1, c2] = segment.controls as [Point, Point]
-        for (const c of curvePieces([segment.from, c1, c2, segment.to], ctm, reach, 0)) emit(c[0], c[3], `${point(c[1])} ${point(c[2])} ${point(c[3])} c`)
+        for (const c of curvePieces([segment.from, c1, c2, segment.to], ctm, reach, 0)) {
+          emit(c[0], c[3], `${point(c[1])} ${point(c[2])} ${point(c[3])} c`)
+        }
       }
     }
     if (run.length > 0) runs.push(run.join(" "))
