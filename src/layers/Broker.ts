@@ -26,7 +26,6 @@ import { orderRunner } from "../services/broker/orders/OrderRunner.ts"
 import { Orders } from "../services/broker/orders/Orders.ts"
 import { DocumentOutline } from "../services/broker/outline/DocumentOutline.ts"
 import { PageImages } from "../services/broker/pages/PageImages.ts"
-import { DocumentRegistry } from "../services/broker/registry/DocumentRegistry.ts"
 import { DocumentSignatures } from "../services/broker/signatures/DocumentSignatures.ts"
 import { signatureWorkerSettings } from "../services/broker/signatures/SignatureRequests.ts"
 import { DocumentText } from "../services/broker/text/DocumentText.ts"
@@ -50,7 +49,7 @@ const PdfWorkerSetupLive = Layer.effect(
 /** The PDF engine with its worker threads: what a broker, and a test of one feature, runs PDF work on. */
 export const PdfEngineLive = PdfEngine.Default.pipe(Layer.provide(PdfWorkerSetupLive))
 
-/** The order workers and what each kind of order does. */
+/** The order workers (on the order book) and what each kind of order does. */
 const OrderWorkersLive = Layer.unwrapEffect(
   Effect.all([Conversions, Transformations, Comparisons]).pipe(
     Effect.map(([conversions, transformations, comparisons]) =>
@@ -61,7 +60,7 @@ const OrderWorkersLive = Layer.unwrapEffect(
       })
     )
   )
-)
+).pipe(Layer.provide(Orders.Default))
 
 /**
  * Every service of the broker, on the process's infrastructure (InfrastructureLive). Each service
@@ -85,8 +84,6 @@ export const BrokerServicesLive = Layer.mergeAll(Health.Default, OrderWorkersLiv
       DocumentSignatures.Default
     )
   ),
-  // Containers' own services (its `dependencies` come with the composite folder's next change) and the order book the runner reads.
-  Layer.provideMerge(Layer.mergeAll(DocumentRegistry.Default, Orders.Default)),
   Layer.provideMerge(Layer.mergeAll(BlobStore.FileSystemLive, PdfWorkerSetupLive))
 )
 
