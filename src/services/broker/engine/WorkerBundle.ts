@@ -9,19 +9,10 @@ import { mkdirSync, readdirSync, rmSync } from "node:fs"
 import { createRequire } from "node:module"
 import * as path from "node:path"
 import { fileURLToPath } from "node:url"
+import { isRunning } from "../../common/Processes.ts"
 
 /** Packages with native parts or their own data files stay outside the bundle and load from node_modules. */
 const EXTERNAL = ["sharp", "@napi-rs/canvas", "pdfjs-dist", "pdf-lib"]
-
-/** Whether a process with this ID runs (signal 0 only asks). */
-const isRunning = (pid: number) => {
-  try {
-    process.kill(pid, 0)
-    return true
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === "EPERM"
-  }
-}
 
 /** Bundles left by brokers that were killed before they could remove theirs (about 4 MB each). */
 const removeStaleBundles = (outDir: string) => {

@@ -6,17 +6,9 @@
 import { Data, Effect } from "effect"
 import * as fs from "node:fs"
 import * as path from "node:path"
+import { isRunning } from "../Processes.ts"
 
 export class DataDirLocked extends Data.TaggedError("DataDirLocked")<{ readonly message: string }> {}
-
-const isRunning = (pid: number) => {
-  try {
-    process.kill(pid, 0)
-    return true
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === "EPERM"
-  }
-}
 
 const tryLock = (file: string): "taken" | number => {
   try {
