@@ -181,7 +181,7 @@ export class Orders extends Effect.Service<Orders>()("docstack/Orders", {
       }),
 
       list: Effect.fn("Orders.list")((kind: OrderKind) =>
-        rows(sql`SELECT ${columns} FROM orders WHERE kind = ${kind} ORDER BY queued_at, id`)
+        rows(sql`SELECT ${columns} FROM orders WHERE kind = ${kind} ORDER BY seq`)
       ),
 
       /** Orders of a document and, with `withParts`, of its parts. */
@@ -190,8 +190,8 @@ export class Orders extends Effect.Service<Orders>()("docstack/Orders", {
           withParts
             ? sql`SELECT ${columns} FROM orders WHERE kind = ${kind} AND (document_id = ${documentId} OR document_id LIKE ${
               likePrefix(documentId)
-            }) ORDER BY queued_at, id`
-            : sql`SELECT ${columns} FROM orders WHERE kind = ${kind} AND document_id = ${documentId} ORDER BY queued_at, id`
+            }) ORDER BY seq`
+            : sql`SELECT ${columns} FROM orders WHERE kind = ${kind} AND document_id = ${documentId} ORDER BY seq`
         )
       ),
 
@@ -232,7 +232,7 @@ export class Orders extends Effect.Service<Orders>()("docstack/Orders", {
                    started_at = now(), processed_at = NULL, processing_ms = NULL
                  WHERE id = (SELECT id FROM orders
                              WHERE state = 'QUEUED' OR (state = 'PROCESSING' AND lease_until < now())
-                             ORDER BY queued_at, id LIMIT 1 FOR UPDATE SKIP LOCKED)
+                             ORDER BY seq LIMIT 1 FOR UPDATE SKIP LOCKED)
                  RETURNING id`.pipe(
         Effect.orDie,
         Effect.flatMap((claimed) => (claimed[0] ? find((claimed[0] as { id: string }).id) : Effect.succeedNone))

@@ -15,6 +15,7 @@ import gatewayStatistics from "./00010_gateway_statistics.ts"
 import createAnnotations from "./00011_create_annotations.ts"
 import annotationsCreationOrder from "./00012_annotations_creation_order.ts"
 import annotationsFollowDocuments from "./00013_annotations_follow_documents.ts"
+import ordersQueueOrder from "./00014_orders_queue_order.ts"
 
 export const migrations = Migrator.fromRecord({
   "00001_create_documents": createDocuments,
@@ -29,5 +30,6 @@ export const migrations = Migrator.fromRecord({
   "00010_gateway_statistics": gatewayStatistics,
   "00011_create_annotations": createAnnotations,
   "00012_annotations_creation_order": annotationsCreationOrder,
-  "00013_annotations_follow_documents": annotationsFollowDocuments
+  "00013_annotations_follow_documents": annotationsFollowDocuments,
+  "00014_orders_queue_order": ordersQueueOrder
 })
