@@ -1,38 +1,22 @@
 /**
- * Office files, text and HTML to PDF through a warm pool of LibreOffice instances.
- *
- * Each instance is one `office-driver.py` (python3-uno) that starts its own soffice on a private
- * profile and UNO pipe, and converts one document at a time on JSON-line requests. The driver runs
- * in a process group of its own: stopping an instance kills the group, and when this process dies
- * however abruptly the driver sees its stdin close and kills soffice. Conversions wait in one queue
- * for the next free instance. An instance is replaced after OFFICE_CONVERSIONS_PER_INSTANCE
- * conversions, when it dies, when a conversion passes SOFFICE_CONVERSION_TIMEOUT and when the
- * caller of a running conversion is interrupted. See docs/office-conversion.md.
+ * Office files, text and HTML to PDF through a warm pool of LibreOffice instances (OfficeDriver:
+ * one `office-driver.py` and its soffice each). Conversions wait in one queue for the next free
+ * instance. An instance is replaced after OFFICE_CONVERSIONS_PER_INSTANCE conversions, when it
+ * dies, when a conversion passes SOFFICE_CONVERSION_TIMEOUT and when the caller of a running
+ * conversion is interrupted. See docs/office-conversion.md.
  */
-import { Config, Deferred, Duration, Effect, Exit, Fiber, FiberId, Queue, Schema } from "effect"
-import { type ChildProcess, spawn } from "node:child_process"
-import { createHash, randomBytes } from "node:crypto"
-import { existsSync, mkdirSync, mkdtempSync, renameSync, rmSync } from "node:fs"
+import { Config, Deferred, Duration, Effect, Exit, Fiber, Queue, Schema } from "effect"
+import { randomBytes } from "node:crypto"
+import { existsSync, mkdtempSync, renameSync, rmSync } from "node:fs"
 import { availableParallelism, tmpdir } from "node:os"
 import { join } from "node:path"
-import { createInterface } from "node:readline"
-import { fileURLToPath, pathToFileURL } from "node:url"
 import { durationConfig } from "../../common/DurationConfig.ts"
+import { type DriverReply, type DriverRequest, officeDrivers, secondsText } from "./OfficeDriver.ts"
+import { OFFICE_FORMATS, type OfficeFormat } from "./OfficeFormats.ts"
 
-export type OfficeFormat =
-  | "doc"
-  | "docx"
-  | "odt"
-  | "rtf"
-  | "xls"
-  | "xlsx"
-  | "ods"
-  | "csv"
-  | "ppt"
-  | "pptx"
-  | "odp"
-  | "html"
-  | "text"
+// The formats are part of the service's contract: its callers (Converter, the tests, scripts/bench/office.ts)
+// import them with it.
+export { OFFICE_FORMATS, type OfficeFormat } from "./OfficeFormats.ts"
 
 /** Why LibreOffice produced no PDF; `message` is a sentence for the person who sent the file. */
 export class OfficeConversionFailed extends Schema.TaggedError<OfficeConversionFailed>()("OfficeConversionFailed", {
@@ -54,69 +38,6 @@ export const OfficeConverterConfig = Config.all({
   python: Config.string("OFFICE_PYTHON").pipe(Config.withDefault("/usr/bin/python3"))
 })
 
-interface FormatSpec {
-  /** Extension of the link the blob is loaded through. */
-  readonly extension: string
-  /** Import filters tried in order (the first that accepts the file wins); never type detection. */
-  readonly filters: ReadonlyArray<string>
-  readonly filterOptions?: string
-  /** For messages: "could not be read as …". */
-  readonly label: string
-}
-
-/** Which LibreOffice import filter reads which format; the PDF export follows the kind of document loaded. */
-export const OFFICE_FORMATS: Readonly<Record<OfficeFormat, FormatSpec>> = {
-  doc: {
-    extension: "doc",
-    filters: ["MS Word 97", "MS Word 95", "MS WinWord 6.0", "Rich Text Format"],
-    label: "a Word document (.doc)"
-  },
-  docx: { extension: "docx", filters: ["MS Word 2007 XML", "Office Open XML Text"], label: "a Word document (.docx)" },
-  odt: { extension: "odt", filters: ["writer8"], label: "an OpenDocument text (.odt)" },
-  rtf: { extension: "rtf", filters: ["Rich Text Format"], label: "an RTF document" },
-  xls: {
-    extension: "xls",
-    filters: ["MS Excel 97", "MS Excel 95", "MS Excel 5.0/95", "MS Excel 4.0"],
-    label: "an Excel workbook (.xls)"
-  },
-  xlsx: {
-    extension: "xlsx",
-    filters: ["Calc MS Excel 2007 XML", "Calc Office Open XML"],
-    label: "an Excel workbook (.xlsx)"
-  },
-  ods: { extension: "ods", filters: ["calc8"], label: "an OpenDocument spreadsheet (.ods)" },
-  // Comma separated, double quotes, UTF-8 (76), from line 1.
-  csv: { extension: "csv", filters: ["Text - txt - csv (StarCalc)"], filterOptions: "44,34,76,1", label: "a CSV file" },
-  ppt: { extension: "ppt", filters: ["MS PowerPoint 97"], label: "a PowerPoint presentation (.ppt)" },
-  pptx: {
-    extension: "pptx",
-    filters: ["Impress MS PowerPoint 2007 XML", "Impress Office Open XML"],
-    label: "a PowerPoint presentation (.pptx)"
-  },
-  odp: { extension: "odp", filters: ["impress8"], label: "an OpenDocument presentation (.odp)" },
-  // Writer's HTML import (not Writer/Web), so the page paginates like a document.
-  html: { extension: "html", filters: ["HTML (StarWriter)"], label: "an HTML page" },
-  // UTF-8, monospace, in Writer's default page size.
-  text: {
-    extension: "txt",
-    filters: ["Text (encoded)"],
-    filterOptions: "UTF8,LF,Liberation Mono,en-US",
-    label: "a text file"
-  }
-}
-
-const DRIVER = fileURLToPath(new URL("./office-driver.py", import.meta.url))
-
-type DriverReply =
-  | { readonly id: number; readonly ok: true; readonly ms: number; readonly kind: string }
-  | {
-    readonly id: number
-    readonly ok: false
-    readonly reason: "password" | "unreadable" | "too-many-cells" | "crashed"
-    readonly detail: string
-    readonly cells?: number
-  }
-
 interface Job {
   readonly id: number
   readonly format: OfficeFormat
@@ -130,14 +51,19 @@ interface Job {
   running: boolean
 }
 
-/** One running driver + soffice. */
-interface Instance {
-  readonly pid: number
-  readonly sofficePid: number
-  readonly exited: Deferred.Deferred<string>
-  readonly request: (job: Job, maxCells: number | null) => Effect.Effect<DriverReply, OfficeConversionFailed>
-  /** Stops LibreOffice at once and waits until it is gone. */
-  readonly stop: Effect.Effect<void>
+/** The job as the driver is asked it, with the import filters of its format. */
+const driverRequest = (job: Job, maxCells: number | null): DriverRequest => {
+  const spec = OFFICE_FORMATS[job.format]
+  return {
+    id: job.id,
+    input: job.input,
+    extension: spec.extension,
+    filters: spec.filters,
+    filterOptions: spec.filterOptions ?? null,
+    output: job.output,
+    maxCells,
+    html: job.format === "html"
+  }
 }
 
 type SlotStatus = "starting" | "idle" | "busy" | "down"
@@ -151,23 +77,10 @@ interface Slot {
   lastError: string | undefined
 }
 
-/**
- * The socket files soffice leaves in /tmp when killed (the driver removes them too): the UNO pipe,
- * and the single-instance pipe named after the MD5 of the profile URL (UTF-16LE, unpadded hex bytes).
- */
-const ipcPipeFiles = (profile: string, pipe: string) => {
-  const uid = process.getuid?.() ?? 0
-  const digest = [...createHash("md5").update(Buffer.from(pathToFileURL(profile).href, "utf16le")).digest()].map((b) =>
-    b.toString(16)
-  ).join("")
-  return [`/tmp/OSL_PIPE_${uid}_${pipe}`, `/tmp/OSL_PIPE_${uid}_SingleOfficeIPC_${digest}`]
-}
+/** What the caller hears when LibreOffice dies during its conversion. */
+const DIED_CONVERTING = "LibreOffice stopped unexpectedly while converting the document"
 
 const count = (n: number) => n.toLocaleString("en-US")
-const secondsText = (d: Duration.Duration) => {
-  const s = Duration.toSeconds(d)
-  return Number.isInteger(s) ? `${s} s` : `${s.toFixed(1)} s`
-}
 
 export class OfficeConverter extends Effect.Service<OfficeConverter>()("docstack/OfficeConverter", {
   scoped: Effect.gen(function*() {
@@ -180,16 +93,7 @@ export class OfficeConverter extends Effect.Service<OfficeConverter>()("docstack
       Effect.sync(() => mkdtempSync(join(tmpdir(), "docstack-office-"))),
       (dir) => Effect.sync(() => rmSync(dir, { recursive: true, force: true }))
     )
-    const live = new Set<ChildProcess>()
-    const killGroup = (child: ChildProcess) => {
-      try {
-        if (child.pid !== undefined) process.kill(-child.pid, "SIGKILL")
-      } catch {
-        // already gone
-      }
-    }
-    // Backstop: every instance is stopped by its own scope before this runs.
-    yield* Effect.addFinalizer(() => Effect.sync(() => live.forEach(killGroup)))
+    const drivers = yield* officeDrivers(config)
 
     const jobs = yield* Queue.unbounded<Job>()
     yield* Effect.addFinalizer(() =>
@@ -221,161 +125,6 @@ export class OfficeConverter extends Effect.Service<OfficeConverter>()("docstack
         secondsText(config.conversionTimeout)
       } (SOFFICE_CONVERSION_TIMEOUT) and was stopped`
     })
-
-    /** Starts a driver (and its soffice), stopped when the surrounding scope closes. */
-    const startInstance = (slot: Slot, dir: string) =>
-      Effect.gen(function*() {
-        const pipe = `docstack-office-${process.pid}-${slot.index}-${slot.generation}-${randomBytes(4).toString("hex")}`
-        const driver = yield* Effect.uninterruptible(
-          Effect.sync(() => spawnDriver(dir, pipe)).pipe(
-            Effect.tap((driver) => Effect.addFinalizer(() => driver.stop))
-          )
-        )
-        const ready = yield* Effect.async<{ readonly pid: number; readonly startMs: number }, string>((resume) => {
-          driver.onEvent = (message) => {
-            if (message.event === "ready") {
-              resume(Effect.succeed({ pid: Number(message.pid), startMs: Number(message.startMs) }))
-            } else if (message.event === "failed") resume(Effect.fail(String(message.detail)))
-          }
-        }).pipe(
-          Effect.raceFirst(
-            Deferred.await(driver.exited).pipe(Effect.flatMap((how) => Effect.fail(`the driver stopped (${how})`)))
-          ),
-          Effect.timeoutFail({
-            // The driver enforces the start timeout itself; this is the backstop should it hang.
-            duration: Duration.sum(config.startTimeout, Duration.seconds(10)),
-            onTimeout: () => `no answer within ${secondsText(config.startTimeout)} (OFFICE_START_TIMEOUT)`
-          })
-        )
-        driver.onEvent = undefined
-        const instance: Instance = {
-          pid: driver.pid,
-          sofficePid: ready.pid,
-          exited: driver.exited,
-          stop: driver.stop,
-          request: driver.request
-        }
-        return { instance, startMs: ready.startMs }
-      })
-
-    /**
-     * The driver process, in a process group of its own. `stop` closes its stdin, on which it kills
-     * and reaps soffice and exits; should it not be gone within 3 s the whole group is killed.
-     */
-    const spawnDriver = (dir: string, pipe: string) => {
-      rmSync(dir, { recursive: true, force: true })
-      mkdirSync(join(dir, "tmp"), { recursive: true })
-      const child = spawn(config.python, [
-        DRIVER,
-        "--soffice",
-        config.soffice,
-        "--profile",
-        join(dir, "profile"),
-        "--workdir",
-        join(dir, "work"),
-        "--pipe",
-        pipe,
-        "--start-timeout",
-        String(Duration.toSeconds(config.startTimeout)),
-        "--remove-on-exit",
-        dir
-      ], { detached: true, stdio: ["pipe", "pipe", "pipe"], env: { ...process.env, TMPDIR: join(dir, "tmp") } })
-      live.add(child)
-
-      const exited = Deferred.unsafeMake<string>(FiberId.none)
-      let hasExited = false
-      let stderrTail = ""
-      let pending: {
-        readonly id: number
-        readonly resume: (effect: Effect.Effect<DriverReply, OfficeConversionFailed>) => void
-      } | undefined
-      const driver = {
-        pid: child.pid ?? -1,
-        exited,
-        onEvent: undefined as ((message: Record<string, unknown>) => void) | undefined,
-        request: (job: Job, cells: number | null) =>
-          Effect.async<DriverReply, OfficeConversionFailed>((resume) => {
-            if (hasExited) {
-              return resume(Effect.fail(crashed("LibreOffice stopped unexpectedly while converting the document")))
-            }
-            const spec = OFFICE_FORMATS[job.format]
-            pending = { id: job.id, resume }
-            child.stdin!.write(
-              JSON.stringify({
-                id: job.id,
-                input: job.input,
-                extension: spec.extension,
-                filters: spec.filters,
-                filterOptions: spec.filterOptions ?? null,
-                output: job.output,
-                maxCells: cells,
-                html: job.format === "html"
-              }) + "\n"
-            )
-            return Effect.sync(() => {
-              pending = undefined
-            })
-          }),
-        stop: Effect.async<void>((resume) => {
-          const cleanUp = () => {
-            rmSync(dir, { recursive: true, force: true })
-            for (const name of ipcPipeFiles(join(dir, "profile"), pipe)) rmSync(name, { force: true })
-          }
-          if (hasExited) {
-            cleanUp()
-            return resume(Effect.void)
-          }
-          const timer = setTimeout(() => killGroup(child), 3_000)
-          child.once("exit", () => {
-            clearTimeout(timer)
-            cleanUp()
-            resume(Effect.void)
-          })
-          child.stdin!.end()
-        })
-      }
-
-      child.stderr!.on("data", (chunk: Buffer) => {
-        stderrTail = (stderrTail + chunk.toString("utf8")).split("\n").filter((l) => !l.includes("javaldx")).join("\n")
-          .slice(-2000)
-      })
-      child.stdin!.on("error", () => {
-        // EPIPE after the driver died: the exit handler reports it
-      })
-      createInterface({ input: child.stdout! }).on("line", (line) => {
-        let message: Record<string, unknown>
-        try {
-          message = JSON.parse(line) as Record<string, unknown>
-        } catch {
-          return
-        }
-        if (typeof message.event === "string") driver.onEvent?.(message)
-        else if (pending && message.id === pending.id) {
-          const { resume } = pending
-          pending = undefined
-          resume(Effect.succeed(message as unknown as DriverReply))
-        }
-      })
-      const ended = (how: string) => {
-        hasExited = true
-        // Whatever the driver left in its group (it reaps soffice itself when it can).
-        killGroup(child)
-        live.delete(child)
-        Deferred.unsafeDone(exited, Exit.succeed(how))
-        if (pending) {
-          const { resume } = pending
-          pending = undefined
-          resume(Effect.fail(crashed("LibreOffice stopped unexpectedly while converting the document")))
-        }
-      }
-      child.on("error", (error) => ended(`could not run ${config.python}: ${error.message}`))
-      child.on("exit", (code, signal) => {
-        const tail = stderrTail.trim()
-        const how = signal ? `killed by ${signal}` : `exit code ${code}`
-        ended(tail ? `${how}: ${tail.split("\n").slice(-3).join(" | ")}` : how)
-      })
-      return driver
-    }
 
     /**
      * The next job, or `{ other }` when `other` completes first. A job taken in that same instant
@@ -424,7 +173,7 @@ export class OfficeConverter extends Effect.Service<OfficeConverter>()("docstack
           return Exit.fail(crashed(
             reply.detail.startsWith("the PDF export failed")
               ? "LibreOffice could not write the PDF"
-              : "LibreOffice stopped unexpectedly while converting the document"
+              : DIED_CONVERTING
           ))
       }
     }
@@ -439,7 +188,7 @@ export class OfficeConverter extends Effect.Service<OfficeConverter>()("docstack
         slot.status = "starting"
         slot.conversions = 0
         const dir = join(root, `instance-${slot.index}-${slot.generation}`)
-        const { instance, startMs } = yield* startInstance(slot, dir)
+        const { instance, startMs } = yield* drivers.start(`${slot.index}-${slot.generation}`, dir)
         slot.status = "idle"
         slot.pid = instance.sofficePid
         slot.lastError = undefined
@@ -453,7 +202,8 @@ export class OfficeConverter extends Effect.Service<OfficeConverter>()("docstack
             if (yield* Deferred.isDone(job.cancel)) return undefined // its caller is gone already
             job.running = true
             slot.status = "busy"
-            const outcome = yield* instance.request(job, maxCells).pipe(
+            const outcome = yield* instance.request(driverRequest(job, maxCells)).pipe(
+              Effect.mapError(() => crashed(DIED_CONVERTING)),
               Effect.timeoutFail({ duration: config.conversionTimeout, onTimeout: () => timedOut }),
               Effect.exit,
               Effect.raceFirst(Deferred.await(job.cancel).pipe(Effect.as("cancelled" as const)))

@@ -5,48 +5,22 @@
  * generation can be stopped (POST /conversations/{id}/stop) or lost by its client: either way
  * the upstream call is cancelled and the partial answer kept, marked STOPPED.
  */
-import type { AiError, Prompt } from "@effect/ai"
+import type { Prompt } from "@effect/ai"
 import { SqlClient, SqlSchema } from "@effect/sql"
-import { PgClient } from "@effect/sql-pg"
-import { Cause, Effect, Exit, Fiber, Option, Schedule, Schema, Stream, Struct } from "effect"
-import { fileTypeFromBuffer } from "file-type"
+import { Cause, Effect, Exit, Option, Schema, Struct } from "effect"
 import { randomUUID } from "node:crypto"
-import { BadRequest, type ErrorBody, InternalError, NotFound } from "../../../schemas/gateway/GatewayErrors.ts"
-import type { PromptLlm } from "../../../schemas/gateway/Prompts.ts"
-import {
-  type ContentItem,
-  type GenerationEvent,
-  LlmRequest,
-  RequestBody,
-  type RequestQuery
-} from "../../../schemas/gateway/Requests.ts"
+import { NotFound } from "../../../schemas/gateway/GatewayErrors.ts"
+import { LlmRequest, RequestBody, type RequestQuery } from "../../../schemas/gateway/Requests.ts"
 import { CurrentPrincipal, type Principal, type Reach } from "../../../schemas/gateway/Tenancy.ts"
-import { describeFailure, newErrorId } from "../../common/InternalErrors.ts"
 import { isoUtc, pageOf, reachFilter } from "../../common/sql/Fragments.ts"
 import { Conversations } from "../conversations/Conversations.ts"
-import { type ChosenModel, Llm, toGatewayError } from "../llm/Llm.ts"
+import { Llm } from "../llm/Llm.ts"
 import { Prompts } from "../prompts/Prompts.ts"
 import { afterRecords, apiTime, type Outcome, preciseNow, RequestRecorder } from "../records/RequestRecorder.ts"
 import { tenantReach } from "../tenancy/CurrentReach.ts"
-
-/** An item of a question as stored: prompts rendered (with where they came from), images as base64. */
-type StoredItem =
-  | {
-    readonly type: "text"
-    readonly text: string
-    readonly prompt?: {
-      readonly id: string
-      readonly version: number
-      readonly payload: Readonly<Record<string, unknown>>
-    }
-  }
-  | { readonly type: "image"; readonly mediaType: string; readonly data: string }
-
-/** The items of a stored question (the jsonb column may come back as text, depending on the driver). */
-const storedItems = (inputs: unknown): ReadonlyArray<StoredItem> =>
-  ((typeof inputs === "string" ? JSON.parse(inputs) : inputs) as ReadonlyArray<
-    { readonly content: ReadonlyArray<StoredItem> }
-  >).flatMap((input) => input.content)
+import { askedAgain, readQuestion, storedItems, titleFrom } from "./QuestionItems.ts"
+import { runningGenerations } from "./RunningGenerations.ts"
+import { streamedAnswer } from "./StreamedAnswer.ts"
 
 /** A retry's query: what it names, else the provider and model of the answer it replaces. */
 const retryQuery = (
@@ -59,41 +33,6 @@ const retryQuery = (
 })
 
 const notFound = (id: string) => new NotFound({ message: `No request '${id}'` })
-
-/** The PostgreSQL channel on which a stop reaches the instance generating the answer. */
-const STOP_CHANNEL = "gateway_stop"
-
-/** The title of a conversation a request starts: the first words of its question. */
-const titleFrom = (text: string) => {
-  const words = text.replace(/\s+/g, " ").trim()
-  return words.length === 0
-    ? "New conversation"
-    : words.length <= 60
-    ? words
-    : `${words.slice(0, 57).replace(/\s\S*$/, "")}…`
-}
-
-/** The image types language models take. */
-const IMAGE_TYPES = new Set(["image/png", "image/jpeg", "image/gif", "image/webp"])
-
-/** The bytes and type of an image item, recognised by content; BAD_REQUEST for anything else. */
-const decodeImage = (value: string) =>
-  Effect.gen(function*() {
-    const base64 = value.replace(/^data:[^,]*,/, "").replace(/\s+/g, "")
-    if (base64.length === 0 || !/^[A-Za-z0-9+/]*={0,2}$/.test(base64)) {
-      return yield* new BadRequest({ message: "An image item's value must be base64 data or a data: URL" })
-    }
-    const bytes = Buffer.from(base64, "base64")
-    const detected = yield* Effect.promise(() => fileTypeFromBuffer(bytes))
-    if (detected === undefined || !IMAGE_TYPES.has(detected.mime)) {
-      return yield* new BadRequest({
-        message: `An image item must be a PNG, JPEG, GIF or WebP image${
-          detected ? ` (this one is ${detected.mime})` : ""
-        }`
-      })
-    }
-    return { bytes, base64, mediaType: detected.mime }
-  })
 
 /** A row of llm_requests: the record's fields, with the provider, usage and inputs as stored. */
 const Row = Schema.Struct({
@@ -114,26 +53,7 @@ export class Requests extends Effect.Service<Requests>()("gateway/Requests", {
     const prompts = yield* Prompts
     const conversations = yield* Conversations
     const recorder = yield* RequestRecorder
-    /** The generations running in this process, by `tenant/conversation`: a stop interrupts the fiber (and its upstream call). */
-    const running = new Map<string, Fiber.RuntimeFiber<unknown, unknown>>()
-    const runningKey = (tenantId: string, conversationId: string) => `${tenantId}/${conversationId}`
-    // On PostgreSQL several gateways may share the database: a stop that reaches another instance
-    // than the one generating is passed on with NOTIFY. (PGlite is one process's database.)
-    const pg = yield* Effect.serviceOption(PgClient.PgClient)
-    if (Option.isSome(pg)) {
-      yield* pg.value.listen(STOP_CHANNEL).pipe(
-        Stream.runForEach((key) => {
-          const generation = running.get(key)
-          return generation ? Fiber.interruptFork(generation) : Effect.void
-        }),
-        Effect.retry(Schedule.spaced("1 second")),
-        Effect.forkScoped
-      )
-    } else {
-      // The embedded database is this process's alone: a request still RUNNING was cut off by a crash.
-      yield* sql`UPDATE llm_requests SET status = 'FAILED', error_message = 'The gateway stopped before the answer was complete',
-          completed_at = clock_timestamp() WHERE status = 'RUNNING'`.pipe(Effect.orDie)
-    }
+    const generations = yield* runningGenerations
 
     const iso = (column: string) => isoUtc(sql, column)
     const columns =
@@ -182,36 +102,7 @@ export class Requests extends Effect.Service<Requests>()("gateway/Requests", {
     ) =>
       Effect.gen(function*() {
         const items = body.inputs.flatMap((input) => input.content)
-        const parts: Array<Prompt.UserMessagePartEncoded> = []
-        // What is stored of the question: as sent (prompts rendered, images as base64), so that a retry can send it again.
-        const asked: Array<StoredItem> = []
-        // The first prompt's LLM settings (provider, model, parameters, system prompt) apply to the request.
-        let promptLlm: PromptLlm | undefined
-        const used: Array<{ readonly promptId: string; readonly version: number }> = []
-        for (const item of items) {
-          if (item.type === "image") {
-            const image = yield* decodeImage(item.value)
-            // Bytes, not base64 text: some clients (OpenAI's) read a string as a file ID.
-            parts.push({ type: "file", mediaType: image.mediaType, data: image.bytes })
-            asked.push({ type: "image", mediaType: image.mediaType, data: image.base64 })
-            continue
-          }
-          if (item.type === "text") {
-            parts.push({ type: "text", text: item.value })
-            asked.push({ type: "text", text: item.value })
-            continue
-          }
-          const rendered = yield* prompts.renderForRequest(item.value, item.version, item.payload ?? {})
-          used.push({ promptId: item.value, version: rendered.version })
-          promptLlm ??= rendered.llm
-          parts.push({ type: "text", text: rendered.text })
-          // The prompt it came from, so that a retry renders it again with its settings.
-          asked.push({
-            type: "text",
-            text: rendered.text,
-            prompt: { id: item.value, version: rendered.version, payload: item.payload ?? {} }
-          })
-        }
+        const { asked, parts, promptLlm, used } = yield* readQuestion(prompts, items)
         // The model first: a request no provider can take leaves no empty conversation behind.
         // The request's provider and model first, then the prompt's (its model only with its provider).
         const providerId = query.provider ?? promptLlm?.providerId
@@ -306,42 +197,6 @@ export class Requests extends Effect.Service<Requests>()("gateway/Requests", {
       )
     }
 
-    /**
-     * Runs `effect` as the conversation's generation, in a fiber of its own that a stop interrupts;
-     * its exit (interrupted when stopped). A child of the caller's fiber: it ends with it too.
-     */
-    const generation = <A, E, R>(key: string, effect: Effect.Effect<A, E, R>) =>
-      Effect.gen(function*() {
-        const fiber = yield* Effect.fork(effect)
-        running.set(key, fiber)
-        return yield* Fiber.await(fiber).pipe(
-          Effect.ensuring(Effect.sync(() => running.get(key) === fiber && running.delete(key)))
-        )
-      })
-
-    /** A failed generation's error as the error body (a defect is an internal error, logged under its identifier). */
-    const errorOf = (
-      chosen: ChosenModel,
-      cause: Cause.Cause<AiError.AiError | InternalError>
-    ): Effect.Effect<ErrorBody> => {
-      const failure = Cause.failureOption(cause)
-      if (Option.isNone(failure)) {
-        const errorId = newErrorId()
-        const { sentence } = describeFailure(cause)
-        return Effect.logError(`Error ${errorId}: a streamed request failed: ${sentence}`, cause).pipe(
-          Effect.as({ code: "INTERNAL_ERROR", message: `${sentence} (error ${errorId})`, status: 500 })
-        )
-      }
-      const error = failure.value._tag === "INTERNAL_ERROR"
-        ? failure.value
-        : toGatewayError(chosen.config, failure.value)
-      return Effect.succeed({
-        code: error._tag,
-        message: error.message,
-        status: error._tag === "LLM_BAD_REQUEST" ? 400 : 500
-      })
-    }
-
     /** The last request of the conversation, as a body that asks it again (prompts already rendered). */
     const lastRequest = (principal: Principal, conversationId: string) =>
       Effect.gen(function*() {
@@ -355,13 +210,7 @@ export class Requests extends Effect.Service<Requests>()("gateway/Requests", {
         if (!last) {
           return yield* new NotFound({ message: `The conversation '${conversationId}' has no request to retry` })
         }
-        const content = storedItems(last.inputs).map((c): ContentItem =>
-          c.type === "image"
-            ? { type: "image", value: c.data, mediaType: c.mediaType }
-            : c.prompt
-            ? { type: "prompt", value: c.prompt.id, version: c.prompt.version, payload: c.prompt.payload }
-            : { type: "text", value: c.text }
-        )
+        const content = storedItems(last.inputs).map(askedAgain)
         return {
           replacing: last.id,
           body: new RequestBody({ conversation: conversationId, inputs: [{ role: "user", content }] }),
@@ -405,8 +254,9 @@ export class Requests extends Effect.Service<Requests>()("gateway/Requests", {
       Effect.gen(function*() {
         const prepared = yield* prepare(principal, body, query, { streamed: false, replacing })
         const started = Date.now()
-        const exit = yield* generation(
-          runningKey(principal.tenantId, prepared.conversationId),
+        const exit = yield* generations.run(
+          principal.tenantId,
+          prepared.conversationId,
           llm.generate(prepared.chosen, prepared.prompt, prepared.needsVision)
         ).pipe(
           // The client went away (or the server is stopping): the upstream call is cancelled, and the record must not stay RUNNING.
@@ -444,83 +294,14 @@ export class Requests extends Effect.Service<Requests>()("gateway/Requests", {
 
     /** POST /requests/stream: the answer as GenerationEvents, which the handler sends as server-sent events. */
     const answerStreamed = (principal: Principal, body: RequestBody, query: RequestQuery, replacing?: string) =>
-      Effect.gen(function*() {
-        const prepared = yield* prepare(principal, body, query, { streamed: true, replacing })
-        const key = runningKey(principal.tenantId, prepared.conversationId)
-        const started = Date.now()
-        let text = ""
-        let firstTokenMs: number | null = null
-        let usage: { inputTokens?: number | undefined; outputTokens?: number | undefined } = {}
-        const outcome = (status: Outcome["status"], errorMessage?: string): Outcome => ({
-          status,
-          response: text,
-          ...usage,
-          latencyMs: Date.now() - started,
-          firstTokenMs,
-          ...(errorMessage ? { errorMessage } : {})
-        })
-        // One producer fiber pushes the events as the provider's parts arrive (a tower of stream
-        // operators cost several times the CPU); the end of the stream's consumer stops it.
-        return Stream.asyncPush<GenerationEvent>((emit) => {
-          emit.single({
-            event: "start",
-            data: {
-              requestId: prepared.id,
-              conversationId: prepared.conversationId,
-              provider: prepared.chosen.config.id,
-              model: prepared.chosen.model
-            }
+      Effect.map(
+        prepare(principal, body, query, { streamed: true, replacing }),
+        (prepared) =>
+          streamedAnswer(llm, prepared, {
+            run: (effect) => generations.run(principal.tenantId, prepared.conversationId, effect),
+            record: (outcome) => finish(principal, prepared, outcome)
           })
-          const generated = streamParts(prepared.chosen, prepared.prompt).pipe(
-            Stream.runForEachChunk((parts) =>
-              Effect.sync(() => {
-                // The events of the parts that arrived together leave together.
-                const events: Array<GenerationEvent> = []
-                for (const part of parts) {
-                  if (part.type === "text-delta") {
-                    text += part.delta
-                    firstTokenMs ??= Date.now() - started
-                    events.push({ event: "delta", data: { text: part.delta } })
-                  } else if (part.type === "finish") {
-                    usage = { inputTokens: part.usage.inputTokens, outputTokens: part.usage.outputTokens }
-                    events.push({ event: "usage", data: usage })
-                  }
-                }
-                if (events.length > 0) emit.array(events)
-              })
-            )
-          )
-          /** The outcome is recorded; what ends the stream then has nothing left to record. */
-          let recorded = false
-          const record = (result: Outcome) =>
-            Effect.suspend(() => ((recorded = true), finish(principal, prepared, result)))
-          const respond = Effect.gen(function*() {
-            const exit = yield* generation(key, generated)
-            if (Exit.isSuccess(exit) || Exit.isInterrupted(exit)) {
-              const status = Exit.isSuccess(exit) ? "COMPLETED" as const : "STOPPED" as const
-              yield* record(outcome(status))
-              emit.single({
-                event: "done",
-                data: {
-                  requestId: prepared.id,
-                  conversationId: prepared.conversationId,
-                  status,
-                  latencyMs: Date.now() - started
-                }
-              })
-            } else {
-              const error = yield* errorOf(prepared.chosen, exit.cause)
-              yield* record(outcome("FAILED", error.message))
-              emit.single({ event: "error", data: error })
-            }
-            emit.end()
-          }).pipe(
-            // A client that goes away stops the generation: the partial answer is kept, marked STOPPED.
-            Effect.onInterrupt(() => Effect.suspend(() => (recorded ? Effect.void : record(outcome("STOPPED")))))
-          )
-          return Effect.forkScoped(respond)
-        })
-      })
+      )
 
     // The caller's own requests, and the admin views of the tenant's (`InTenant`). Readers of the
     // records see this process's pending ones first (RequestRecorder).
@@ -556,20 +337,7 @@ export class Requests extends Effect.Service<Requests>()("gateway/Requests", {
         Effect.gen(function*() {
           yield* conversations.get(conversationId)
           const { tenantId } = yield* CurrentPrincipal
-          const key = runningKey(tenantId, conversationId)
-          const current = running.get(key)
-          if (current) return yield* Fiber.interrupt(current).pipe(Effect.as(true))
-          if (Option.isNone(pg)) return false
-          return yield* sql`SELECT 1 FROM llm_requests WHERE tenant_id = ${tenantId} AND conversation_id = ${conversationId} AND status = 'RUNNING' LIMIT 1`
-            .pipe(
-              // pg_notify, not PgClient.notify: on this Effect line it sends `NOTIFY channel, $1`, which PostgreSQL refuses
-              // (fixed only in Effect 4, Effect-TS/effect-smol#1835).
-              Effect.flatMap((rows) => (rows.length === 0
-                ? Effect.succeed(false)
-                : sql`SELECT pg_notify(${STOP_CHANNEL}, ${key})`.pipe(Effect.as(true)))
-              ),
-              Effect.orDie
-            )
+          return yield* generations.stop(tenantId, conversationId)
         }),
 
       /** POST /requests/retry: the conversation's last question answered again, as a new request. */
@@ -613,14 +381,6 @@ export class Requests extends Effect.Service<Requests>()("gateway/Requests", {
       ),
       askStreaming: Effect.fn("Requests.askStreaming")((body: RequestBody, query: RequestQuery) =>
         Effect.flatMap(CurrentPrincipal, (principal) => answerStreamed(principal, body, query))
-      )
-    }
-
-    function streamParts(chosen: ChosenModel, prompt: ReadonlyArray<Prompt.MessageEncoded>) {
-      return llm.stream(chosen, prompt).pipe(
-        Stream.mapError((
-          error
-        ) => (error._tag === "MalformedInput" ? new InternalError({ message: error.message }) : error))
       )
     }
   }),

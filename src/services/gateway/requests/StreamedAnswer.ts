@@ -1,0 +1,138 @@
+/**
+ * The streamed answer (POST /requests/stream): the provider's parts as GenerationEvents (start,
+ * deltas, usage, then done or error), which the handler sends as server-sent events. The outcome
+ * is recorded once, whether the generation ends, fails, is stopped or loses its client.
+ */
+import type { AiError, Prompt } from "@effect/ai"
+import { Cause, Effect, Exit, Option, Stream } from "effect"
+import { type ErrorBody, InternalError } from "../../../schemas/gateway/GatewayErrors.ts"
+import type { GenerationEvent } from "../../../schemas/gateway/Requests.ts"
+import { describeFailure, newErrorId } from "../../common/InternalErrors.ts"
+import { type ChosenModel, type Llm, toGatewayError } from "../llm/Llm.ts"
+import type { Outcome } from "../records/RequestRecorder.ts"
+
+/** The request being answered, as prepared by Requests. */
+export interface StreamedRequest {
+  readonly id: string
+  readonly conversationId: string
+  readonly chosen: ChosenModel
+  readonly prompt: ReadonlyArray<Prompt.MessageEncoded>
+}
+
+/** What the stream asks of the service answering: to run the generation where a stop finds it, and to record the outcome. */
+export interface StreamedRun {
+  /** Runs the generation as the conversation's (a stop interrupts it); its exit. */
+  readonly run: <A, E, R>(generation: Effect.Effect<A, E, R>) => Effect.Effect<Exit.Exit<A, E>, never, R>
+  readonly record: (outcome: Outcome) => Effect.Effect<unknown>
+}
+
+/** The provider's parts; an input the provider refuses as malformed is the gateway's fault here. */
+const streamParts = (llm: Llm, chosen: ChosenModel, prompt: ReadonlyArray<Prompt.MessageEncoded>) =>
+  llm.stream(chosen, prompt).pipe(
+    Stream.mapError((
+      error
+    ) => (error._tag === "MalformedInput" ? new InternalError({ message: error.message }) : error))
+  )
+
+/** A failed generation's error as the error body (a defect is an internal error, logged under its identifier). */
+const errorOf = (
+  chosen: ChosenModel,
+  cause: Cause.Cause<AiError.AiError | InternalError>
+): Effect.Effect<ErrorBody> => {
+  const failure = Cause.failureOption(cause)
+  if (Option.isNone(failure)) {
+    const errorId = newErrorId()
+    const { sentence } = describeFailure(cause)
+    return Effect.logError(`Error ${errorId}: a streamed request failed: ${sentence}`, cause).pipe(
+      Effect.as({ code: "INTERNAL_ERROR", message: `${sentence} (error ${errorId})`, status: 500 })
+    )
+  }
+  const error = failure.value._tag === "INTERNAL_ERROR"
+    ? failure.value
+    : toGatewayError(chosen.config, failure.value)
+  return Effect.succeed({
+    code: error._tag,
+    message: error.message,
+    status: error._tag === "LLM_BAD_REQUEST" ? 400 : 500
+  })
+}
+
+/** The answer to `request` as it is generated; its latency counts from now. */
+export const streamedAnswer = (
+  llm: Llm,
+  request: StreamedRequest,
+  { record: recordOutcome, run }: StreamedRun
+): Stream.Stream<GenerationEvent> => {
+  const started = Date.now()
+  let text = ""
+  let firstTokenMs: number | null = null
+  let usage: { inputTokens?: number | undefined; outputTokens?: number | undefined } = {}
+  const outcome = (status: Outcome["status"], errorMessage?: string): Outcome => ({
+    status,
+    response: text,
+    ...usage,
+    latencyMs: Date.now() - started,
+    firstTokenMs,
+    ...(errorMessage ? { errorMessage } : {})
+  })
+  // One producer fiber pushes the events as the provider's parts arrive (a tower of stream
+  // operators cost several times the CPU); the end of the stream's consumer stops it.
+  return Stream.asyncPush<GenerationEvent>((emit) => {
+    emit.single({
+      event: "start",
+      data: {
+        requestId: request.id,
+        conversationId: request.conversationId,
+        provider: request.chosen.config.id,
+        model: request.chosen.model
+      }
+    })
+    const generated = streamParts(llm, request.chosen, request.prompt).pipe(
+      Stream.runForEachChunk((parts) =>
+        Effect.sync(() => {
+          // The events of the parts that arrived together leave together.
+          const events: Array<GenerationEvent> = []
+          for (const part of parts) {
+            if (part.type === "text-delta") {
+              text += part.delta
+              firstTokenMs ??= Date.now() - started
+              events.push({ event: "delta", data: { text: part.delta } })
+            } else if (part.type === "finish") {
+              usage = { inputTokens: part.usage.inputTokens, outputTokens: part.usage.outputTokens }
+              events.push({ event: "usage", data: usage })
+            }
+          }
+          if (events.length > 0) emit.array(events)
+        })
+      )
+    )
+    /** The outcome is recorded; what ends the stream then has nothing left to record. */
+    let recorded = false
+    const record = (result: Outcome) => Effect.suspend(() => ((recorded = true), recordOutcome(result)))
+    const respond = Effect.gen(function*() {
+      const exit = yield* run(generated)
+      if (Exit.isSuccess(exit) || Exit.isInterrupted(exit)) {
+        const status = Exit.isSuccess(exit) ? "COMPLETED" as const : "STOPPED" as const
+        yield* record(outcome(status))
+        emit.single({
+          event: "done",
+          data: {
+            requestId: request.id,
+            conversationId: request.conversationId,
+            status,
+            latencyMs: Date.now() - started
+          }
+        })
+      } else {
+        const error = yield* errorOf(request.chosen, exit.cause)
+        yield* record(outcome("FAILED", error.message))
+        emit.single({ event: "error", data: error })
+      }
+      emit.end()
+    }).pipe(
+      // A client that goes away stops the generation: the partial answer is kept, marked STOPPED.
+      Effect.onInterrupt(() => Effect.suspend(() => (recorded ? Effect.void : record(outcome("STOPPED")))))
+    )
+    return Effect.forkScoped(respond)
+  })
+}
