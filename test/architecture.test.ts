@@ -1,9 +1,14 @@
 /**
  * The plan of the house, checked against the code (docs/architecture.md): feature folders import
- * downward only, so no two folders import each other, directly or around a loop.
+ * downward only, so no two folders import each other, directly or around a loop; and no room is
+ * too large (STYLE.md: one job per file, about 600 lines at most).
  */
 import { describe, expect, it } from "@effect/vitest"
+import { execFileSync } from "node:child_process"
+import { readFileSync } from "node:fs"
 import { folderCycles, folderGraph } from "../scripts/import-graph.ts"
+
+const LONGEST_FILE = 600
 
 describe("architecture", () => {
   it("no two folders import each other, directly or around a loop", () => {
@@ -23,5 +28,16 @@ describe("architecture", () => {
       )
       expect(above, ground).toEqual([])
     }
+  })
+
+  it(`no source, test or script file is over ${LONGEST_FILE} lines`, () => {
+    const root = new URL("..", import.meta.url).pathname
+    const files = execFileSync("git", ["ls-files", "src", "test", "scripts", "web"], { cwd: root, encoding: "utf8" })
+      .split("\n")
+      .filter((file) => /\.(ts|mjs|js|py|html)$/.test(file) && !file.startsWith("test/corpus/"))
+    const long = files
+      .map((file) => [file, readFileSync(`${root}${file}`, "utf8").split("\n").length - 1] as const)
+      .filter(([, lines]) => lines > LONGEST_FILE)
+    expect(long).toEqual([])
   })
 })
