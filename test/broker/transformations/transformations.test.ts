@@ -107,10 +107,19 @@ layer(brokerTestLayer(defaultBackend.config), { timeout: 300_000 })("transformat
       expect(yield* pageText(base, reorderedId, 1)).toBe(yield* pageText(base, paper, 0))
       expect(yield* pageText(base, reorderedId, 4)).toBe(yield* pageText(base, paper, 5))
 
-      // Orders are listed, and deleted one by one or all; their results stay.
+      // Orders are listed, and deleted one by one or all; their results stay. Deleting a source
+      // document leaves the orders that took it (resources of their own) in place.
+      const copy = yield* uploadOk(base, corpusFile("pdf/tracemonkey.pdf"), "?documentTitle=copy.pdf")
+      const fromCopy = yield* transform(base, {
+        transformationDetails: [{
+          transformationElements: [{ documentId: copy, pagesSelectionList: [{ minPage: 0, maxPage: 0 }] }]
+        }]
+      })
+      expect((yield* call(`${base}/documents/${copy}`, { method: "DELETE" })).status).toBe(200)
+      expect((yield* call(`${base}/transformations/${fromCopy.id}`)).json.currentState).toBe("PROCESSED")
       const listed = (yield* call(`${base}/transformations`)).json as Array<{ transformationOrderId: { id: string } }>
       expect(listed.map((o) => o.transformationOrderId.id)).toEqual(
-        expect.arrayContaining([merged.id, split.id, reordered.id])
+        expect.arrayContaining([merged.id, split.id, reordered.id, fromCopy.id])
       )
       expect((yield* call(`${base}/transformations/${merged.id}`, { method: "DELETE" })).status).toBe(200)
       expect((yield* call(`${base}/transformations/${merged.id}`)).status).toBe(404)

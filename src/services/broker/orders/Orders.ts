@@ -202,13 +202,17 @@ export class Orders extends Effect.Service<Orders>()("docstack/Orders", {
         yield* interruptLocal(deleted.map((r) => r.id))
       }),
 
-      /** Removes the orders of a document and of its parts (the document is being deleted). */
+      /**
+       * Removes the conversion orders of a document and of its parts (the document is being
+       * deleted). Transformation and comparison orders that took it as a source stay: they are
+       * resources of their own, with results of their own (one still queued fails, its source gone).
+       */
       removeForDocument: Effect.fn("Orders.removeForDocument")(function*(documentId: string) {
         const deleted = yield* sql<
           { id: string }
-        >`DELETE FROM orders WHERE document_id = ${documentId} OR document_id LIKE ${
+        >`DELETE FROM orders WHERE kind = 'conversion' AND (document_id = ${documentId} OR document_id LIKE ${
           likePrefix(documentId)
-        } RETURNING id`.pipe(Effect.orDie)
+        }) RETURNING id`.pipe(Effect.orDie)
         yield* interruptLocal(deleted.map((r) => r.id))
       }),
 
