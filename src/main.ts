@@ -3,12 +3,9 @@
  * (`npm start -- broker`). What runs is assembled in src/layers/Main.ts.
  */
 import { NodeRuntime } from "@effect/platform-node"
-import { Effect } from "effect"
 import { runStack } from "./layers/Main.ts"
 
-runStack(process.argv.slice(2)).pipe(
-  Effect.tapErrorCause(Effect.logError),
-  // The services' own logger (level per logger, changed at run time through the actuator) is the
-  // only one: runMain's pretty logger would print every line a second time, unfiltered.
-  (program) => NodeRuntime.runMain(program, { disablePrettyLogger: true })
-)
+// runMain reports a failed start (a bad setting, a port in use) once, through the services' logger.
+// The services' own logger (level per logger, changed at run time through the actuator) is the
+// only one: runMain's pretty logger would print every line a second time, unfiltered.
+NodeRuntime.runMain(runStack(process.argv.slice(2)), { disablePrettyLogger: true })

@@ -2,7 +2,7 @@
  * The broker: its HttpApi with handlers, OpenAPI at /v3/api-docs, the explorer at
  * /swagger-ui/index.html, and every service it needs, each built once and shared.
  */
-import { HttpApiBuilder, HttpApiSwagger, HttpMiddleware } from "@effect/platform"
+import { HttpApiBuilder } from "@effect/platform"
 import { Effect, Layer } from "effect"
 import { AdministrationHttpLive } from "../http/broker/AdministrationHttp.ts"
 import { AnnotationsHttpLive } from "../http/broker/AnnotationsHttp.ts"
@@ -12,7 +12,7 @@ import { ConversionsHttpLive } from "../http/broker/ConversionsHttp.ts"
 import { DocumentLoadingHttpLive } from "../http/broker/DocumentLoadingHttp.ts"
 import { DocumentsHttpLive } from "../http/broker/DocumentsHttp.ts"
 import { TransformationsHttpLive } from "../http/broker/TransformationsHttp.ts"
-import { brokerErrorShape, errorBodies, internalErrors } from "../http/common/ErrorBodies.ts"
+import { brokerErrorShape } from "../http/common/ErrorBodies.ts"
 import { Annotations } from "../services/broker/annotations/Annotations.ts"
 import { Comparisons } from "../services/broker/comparisons/Comparisons.ts"
 import { Conversions } from "../services/broker/documents/Conversions.ts"
@@ -33,6 +33,7 @@ import { Transformations } from "../services/broker/transformations/Transformati
 import { transformWorkerSettings } from "../services/broker/transformations/TransformRequests.ts"
 import { BlobStore } from "../services/common/BlobStore.ts"
 import { listen } from "./Listen.ts"
+import { servedApi } from "./ServedApi.ts"
 
 /** The PDF worker threads: the entry that runs every feature's handlers, and each feature's settings for them. */
 const PdfWorkerSetupLive = Layer.effect(
@@ -101,11 +102,11 @@ const BrokerRoutesLive = HttpApiBuilder.api(BrokerApi).pipe(
 )
 
 /** The broker's HTTP application, without a server or services (tests serve it on an ephemeral port). */
-export const BrokerApp = HttpApiBuilder.serve((app) => HttpMiddleware.logger(errorBodies(brokerErrorShape)(app))).pipe(
-  Layer.provide(internalErrors(BrokerApi, brokerErrorShape)),
-  Layer.provide(HttpApiSwagger.layer({ path: "/swagger-ui/index.html" })),
-  Layer.provide(HttpApiBuilder.middlewareOpenApi({ path: "/v3/api-docs" })),
-  Layer.provide(BrokerRoutesLive)
-)
+export const BrokerApp = servedApi({
+  api: BrokerApi,
+  shape: brokerErrorShape,
+  bodyLimit: { name: "MAX_JSON_BODY_BYTES", fallback: 16 * 1024 * 1024 },
+  routes: BrokerRoutesLive
+})
 
 export const BrokerLive = listen("BROKER", 8761, BrokerApp, BrokerServicesLive)

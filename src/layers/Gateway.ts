@@ -2,9 +2,8 @@
  * The AI gateway: its HttpApi with handlers under /api/v1, the actuator, OpenAPI at /v3/api-docs
  * and the explorer at /swagger-ui/index.html, on the process's infrastructure (shared with the broker).
  */
-import { HttpApiBuilder, HttpApiSwagger, HttpMiddleware, OpenApi } from "@effect/platform"
+import { HttpApiBuilder, OpenApi } from "@effect/platform"
 import { Effect, Layer } from "effect"
-import { errorBodies, internalErrors } from "../http/common/ErrorBodies.ts"
 import { ActuatorHttpLive } from "../http/gateway/ActuatorHttp.ts"
 import { AdminActivityHttpLive } from "../http/gateway/AdminActivityHttp.ts"
 import { AdminLlmHttpLive } from "../http/gateway/AdminLlmHttp.ts"
@@ -25,6 +24,7 @@ import { Statistics } from "../services/gateway/statistics/Statistics.ts"
 import { Users } from "../services/gateway/statistics/Users.ts"
 import { Tenancy, TenancyConfig } from "../services/gateway/tenancy/Tenancy.ts"
 import { listen } from "./Listen.ts"
+import { servedApi } from "./ServedApi.ts"
 
 /**
  * The services the gateway's handlers use, on the process's infrastructure (InfrastructureLive:
@@ -68,13 +68,12 @@ const GatewayRoutesLive = Layer.unwrapEffect(
 )
 
 /** The gateway's HTTP application, without server or services (tests serve it on an ephemeral port). */
-export const GatewayApp = HttpApiBuilder.serve((app) => HttpMiddleware.logger(errorBodies(gatewayErrorShape)(app)))
-  .pipe(
-    Layer.provide(internalErrors(GatewayApi, gatewayErrorShape)),
-    Layer.provide(HttpApiSwagger.layer({ path: "/swagger-ui/index.html" })),
-    Layer.provide(HttpApiBuilder.middlewareOpenApi({ path: "/v3/api-docs" })),
-    Layer.provide(GatewayRoutesLive),
-    Layer.provide(LevelFilterLive)
-  )
+export const GatewayApp = servedApi({
+  api: GatewayApi,
+  shape: gatewayErrorShape,
+  // Questions carry images as base64.
+  bodyLimit: { name: "GATEWAY_MAX_JSON_BODY_BYTES", fallback: 32 * 1024 * 1024 },
+  routes: GatewayRoutesLive
+}).pipe(Layer.provide(LevelFilterLive))
 
 export const GatewayLive = listen("GATEWAY", 8090, GatewayApp, GatewayServicesLive)

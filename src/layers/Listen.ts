@@ -6,10 +6,10 @@ import { NodeHttpServer } from "@effect/platform-node"
 import { Config, Effect, Layer } from "effect"
 import { createServer } from "node:http"
 
-export const listen = <RApp, S, E, RS>(
+export const listen = <RApp, EApp, S, E, RS>(
   name: "BROKER" | "GATEWAY",
   defaultPort: number,
-  app: Layer.Layer<never, never, RApp>,
+  app: Layer.Layer<never, EApp, RApp>,
   services: Layer.Layer<S, E, RS>
 ) =>
   Layer.unwrapEffect(

@@ -50,7 +50,7 @@ export class GatewayUrl extends Context.Tag("test/GatewayUrl")<GatewayUrl, strin
  * map, with `Url` answering its address; the services are in the layer's output too.
  */
 const serveForTest = <I, RApp, S, RServices>(
-  app: Layer.Layer<never, never, RApp>,
+  app: Layer.Layer<never, unknown, RApp>,
   services: Layer.Layer<S, unknown, RServices>,
   Url: Context.Tag<I, string>,
   config: Readonly<Record<string, string>>

@@ -8,6 +8,7 @@
 import {
   type HttpApi,
   HttpApiBuilder,
+  HttpApiError,
   type HttpApiGroup,
   HttpApp,
   HttpMiddleware,
@@ -17,6 +18,7 @@ import {
 } from "@effect/platform"
 import { Cause, Effect, Option } from "effect"
 import { describeFailure, newErrorId } from "../../services/common/InternalErrors.ts"
+import { abridgedDecodeError } from "./RequestLimits.ts"
 
 interface DecodeIssue {
   readonly path: ReadonlyArray<string | number>
@@ -121,15 +123,22 @@ const clarifyDecodeError = (
   return Option.some(HttpServerResponse.unsafeJson(shape.body(400, "decode", message, parsed.issues), { status: 400 }))
 }
 
+/** A part ID written with its slashes (`<id>/1/2`), as a layout lists it: it needs '@' in a URL. */
+const PART_PATH = /^\/documents\/[^/]+(?:\/\d+)+(?:\/|$)/
+
+const noEndpoint = (request: HttpServerRequest.HttpServerRequest) => {
+  const path = request.url.split("?")[0]!
+  const hint = PART_PATH.test(path)
+    ? ": a part's ID goes into a URL with '@' between the indices (a layout's b64_x/1 is /documents/b64_x@1/...)"
+    : ": see /swagger-ui/index.html"
+  return `No endpoint ${request.method} ${path}${hint}`
+}
+
 /** An error answer the platform made without a body: say what happened. */
 const describeEmpty = (shape: ErrorShape, request: HttpServerRequest.HttpServerRequest, status: number) =>
   HttpServerResponse.unsafeJson(
     status === 404
-      ? shape.body(
-        404,
-        "notFound",
-        `No endpoint ${request.method} ${request.url.split("?")[0]}: see /swagger-ui/index.html`
-      )
+      ? shape.body(404, "notFound", noEndpoint(request))
       : status === 400
       ? shape.body(400, "badRequest", "The request body could not be read: it is not valid JSON")
       : shape.body(status, "other", `The request failed with status ${status}`),
@@ -159,7 +168,11 @@ const identify = (
       }
     }
     const message = typeof body?.message === "string" ? body.message : `status ${response.status}`
-    yield* Effect.logError(`Error ${errorId}: ${request.method} ${request.url} answered ${response.status}: ${message}`)
+    // A declared 5xx is the contract's answer to a request (a composite document has no page
+    // images): a warning. A defect is logged as an error, with its whole failure, by internalFailure.
+    yield* Effect.logWarning(
+      `Error ${errorId}: ${request.method} ${request.url} answered ${response.status}: ${message}`
+    )
     return HttpServerResponse.unsafeJson(
       shape.identified(body ?? (shape.body(response.status, "other", message) as ErrorBody), errorId),
       {
@@ -172,10 +185,16 @@ const identify = (
 /**
  * A failure that is no declared error (a defect: a bug or a broken dependency): logged whole with a
  * new error identifier, answered 500 with the step that failed and why, in a sentence. Declared
- * errors, the platform's own (an unknown route, an unreadable body) and interruptions pass on.
+ * errors, the platform's own (an unknown route, an unreadable body) and interruptions pass on, a
+ * contract mismatch with its refused values cut short.
  */
 const internalFailure = (shape: ErrorShape) => <E>(cause: Cause.Cause<E>) =>
   Effect.gen(function*() {
+    // A refused value is quoted once per rule it breaks: cut before the answer is encoded.
+    const failure = Cause.failureOption(cause)
+    if (Option.isSome(failure) && failure.value instanceof HttpApiError.HttpApiDecodeError) {
+      return yield* Effect.fail(abridgedDecodeError(failure.value) as E)
+    }
     // A body that is not JSON dies with the platform's RequestError, which answers 400 itself.
     const answerable = Option.isSome(Cause.failureOption(cause)) ||
       HttpServerRespondable.isRespondable(Cause.squash(cause))

@@ -31,7 +31,9 @@ import { parseXfdf, writeXfdf } from "./Xfdf.ts"
 export const AnnotationsConfig = Config.all({
   /** Largest FDF or XFDF file POST /annotations/conversion takes. */
   maxFileBytes: Config.integer("ANNOTATION_FILE_MAX_BYTES").pipe(Config.withDefault(50 * 1024 * 1024)),
-  drainBytes: uploadDrainBytes
+  drainBytes: uploadDrainBytes,
+  /** Most annotations one PUT, POST or DELETE may name: each is checked and written in one transaction. */
+  perRequest: Config.integer("ANNOTATIONS_PER_REQUEST").pipe(Config.withDefault(10_000))
 })
 
 const newAnnotationId = () => `a_${randomBytes(12).toString("base64url")}`
@@ -171,6 +173,17 @@ export class Annotations extends Effect.Service<Annotations>()("docstack/Annotat
       return problems.length === 0 ? Effect.void : Effect.fail(new InvalidRequest({ message: problems.join("; ") }))
     }
 
+    /** A request naming more annotations than ANNOTATIONS_PER_REQUEST is refused before any is read. */
+    const withinLimit = (annotations: ReadonlyArray<unknown>) =>
+      annotations.length <= config.perRequest
+        ? Effect.void
+        : Effect.fail(
+          new InvalidRequest({
+            message:
+              `The request names ${annotations.length} annotations, more than ${config.perRequest} (ANNOTATIONS_PER_REQUEST): send them in parts`
+          })
+        )
+
     const missing = (documentId: string, ids: ReadonlyArray<string>) =>
       new AnnotationNotFound({
         documentId,
@@ -217,6 +230,7 @@ export class Annotations extends Effect.Service<Annotations>()("docstack/Annotat
 
       /** PUT: new annotations, each given an ID. */
       create: Effect.fn("Annotations.create")(function*(documentId: string, body: AnnotationList) {
+        yield* withinLimit(body.annotations)
         const { pages } = yield* current(documentId)
         yield* check(body.annotations, pages)
         const now = new Date().toISOString()
@@ -231,6 +245,7 @@ export class Annotations extends Effect.Service<Annotations>()("docstack/Annotat
 
       /** POST: annotations replaced, each named by its ID; one unknown ID changes nothing. */
       update: Effect.fn("Annotations.update")(function*(documentId: string, body: AnnotationList) {
+        yield* withinLimit(body.annotations)
         const { all, fileIds, pages } = yield* current(documentId)
         const ids = yield* idsOf(body.annotations)
         const existing = new Map(all.map((a) => [a.id!.id, a]))
@@ -260,6 +275,7 @@ export class Annotations extends Effect.Service<Annotations>()("docstack/Annotat
 
       /** DELETE: the named annotations go; one unknown ID removes nothing. */
       remove: Effect.fn("Annotations.remove")(function*(documentId: string, body: AnnotationIds) {
+        yield* withinLimit(body.annotations)
         const { all, fileIds } = yield* current(documentId)
         const ids = yield* idsOf(body.annotations)
         const existing = new Map(all.map((a) => [a.id!.id, a]))
