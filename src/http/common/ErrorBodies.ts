@@ -18,12 +18,8 @@ import {
 } from "@effect/platform"
 import { Cause, Effect, Option } from "effect"
 import { describeFailure, newErrorId } from "../../services/common/InternalErrors.ts"
+import { type DecodeIssue, readableIssues } from "../../services/common/ReadableIssues.ts"
 import { abridgedDecodeError } from "./RequestLimits.ts"
-
-interface DecodeIssue {
-  readonly path: ReadonlyArray<string | number>
-  readonly message: string
-}
 
 /** An error body as JSON gives it. */
 type ErrorBody = { readonly [field: string]: unknown }
@@ -57,38 +53,6 @@ export const brokerErrorShape: ErrorShape = {
         message
       },
   identified: (body, errorId) => ({ ...body, errorId })
-}
-
-/** "Expected <one member of a union>, actual <value>": one issue per member the value is not. */
-const MISMATCH = /^Expected (.+), actual (.+)$/s
-/** The `undefined` or `null` member of an optional or nullable field: noise next to the real issue. */
-const ABSENT_ALTERNATIVE = /^Expected (undefined|null), actual /
-
-/**
- * One sentence of the issues, one clause per path: the union members a value failed are listed
- * together ("Expected one of A, B, actual C"), and an optional field's "Expected undefined" (or a
- * nullable one's "Expected null") dropped when there is a real issue at or below its path.
- */
-const readableIssues = (issues: ReadonlyArray<DecodeIssue>) => {
-  const within = (inner: DecodeIssue, outer: DecodeIssue) => outer.path.every((key, k) => inner.path[k] === key)
-  const real = issues.filter((issue) => !ABSENT_ALTERNATIVE.test(issue.message))
-  const kept = issues.filter((issue) =>
-    !ABSENT_ALTERNATIVE.test(issue.message) || !real.some((other) => within(other, issue))
-  )
-  const byPath = new Map<string, Array<string>>()
-  for (const issue of kept) {
-    const path = issue.path.join(".")
-    byPath.set(path, [...(byPath.get(path) ?? []), issue.message])
-  }
-  return [...byPath].map(([path, all]) => {
-    const messages = [...new Set(all)]
-    const mismatches = messages.map((message) => MISMATCH.exec(message))
-    const actual = mismatches[0]?.[2]
-    const text = messages.length > 1 && mismatches.every((m) => m !== null && m[2] === actual)
-      ? `Expected one of ${mismatches.map((m) => m![1]).join(", ")}, actual ${actual}`
-      : messages.join("; ")
-    return path.length > 0 ? `${path}: ${text}` : text
-  }).join("; ")
 }
 
 /** Whether the request carries a body that is not declared as JSON. */

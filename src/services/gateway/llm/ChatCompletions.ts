@@ -341,7 +341,7 @@ export const make = (options: Options): Effect.Effect<LanguageModel.Service, nev
       Stream.unwrapScoped(Effect.gen(function*() {
         const idGenerator = yield* IdGenerator.IdGenerator
         const body = yield* requestBody(providerOptions, true)
-        // Ending the body's stream early (the consumer went away) closes the connection: see ProviderHttpClient.
+        // Ending the body's stream early (the consumer went away) closes the connection: see common/NodeHttpClient.
         const response = yield* client.execute(request(body)).pipe(
           Effect.mapError(httpError("streamText")),
           Effect.flatMap(failOnStatus("streamText"))

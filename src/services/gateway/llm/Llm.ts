@@ -12,10 +12,10 @@ import { HttpClient, HttpClientRequest } from "@effect/platform"
 import { Config, Context, Effect, ExecutionStrategy, Exit, Layer, Redacted, Schedule, Scope, Stream } from "effect"
 import { InternalError, LlmBadRequest, LlmCapabilityError } from "../../../schemas/gateway/GatewayErrors.ts"
 import type { ProviderConfigView } from "../../../schemas/gateway/LlmProviders.ts"
+import * as NodeHttpClient from "../../common/NodeHttpClient.ts"
 import { currentTenant } from "../tenancy/CurrentReach.ts"
 import * as ChatCompletions from "./ChatCompletions.ts"
 import { ProviderConfigs } from "./ProviderConfigs.ts"
-import * as ProviderHttpClient from "./ProviderHttpClient.ts"
 
 export const LlmConfig = Config.all({
   /** Retries of a request the provider throttled (429) or failed (5xx, connection). */
@@ -96,7 +96,7 @@ export class Llm extends Effect.Service<Llm>()("gateway/Llm", {
     // One HTTP client for every provider call, with keep-alive: a request reuses a connection (and
     // its TLS session) to the provider instead of opening one. Made here, not taken from the
     // context, which may hold another client (a test server's).
-    const http = Layer.succeed(HttpClient.HttpClient, ProviderHttpClient.make(yield* ProviderHttpClient.makeAgents))
+    const http = Layer.succeed(HttpClient.HttpClient, NodeHttpClient.make(yield* NodeHttpClient.makeAgents))
     const configs = yield* ProviderConfigs
     const settings = yield* LlmConfig
     const retry = Schedule.exponential(settings.retryBaseDelay).pipe(

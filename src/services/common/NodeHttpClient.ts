@@ -1,14 +1,16 @@
 /**
- * The HTTP client of the gateway's calls to LLM providers: node:http(s) over keep-alive agents,
- * with as little as possible between a request and its socket.
+ * An HttpClient over node:http(s) keep-alive agents, with as little as possible between a request
+ * and its socket: the gateway's calls to LLM providers and the broker's to document providers.
  *
  * @effect/platform's NodeHttpClient took about three times the CPU of a bare node:http request
  * per call on the benchmark machine (two fibers to send the body and await the answer, an
  * AbortController and a FinalizationRegistry entry per response); a provider call is on the path
  * of every gateway request, so this one sends the body and awaits the answer in one callback.
+ * (undici, Node's fetch, is not used: on Node 20 it ends the process when a server closes the
+ * connection while a body waits to be read, nodejs/undici#5360.)
  *
  * Cancelling: interrupting the call, or the reading of its body, destroys the request, which
- * closes the connection: the provider sees its client go away and stops generating. A body
+ * closes the connection: the server sees its client go away and stops working on it. A body
  * streamed to its end leaves the connection to the agent for the next call.
  */
 import * as NodeStream from "@effect/platform-node/NodeStream"
@@ -39,7 +41,7 @@ export const makeAgents: Effect.Effect<Agents, never, Scope.Scope> = Effect.acqu
     })
 )
 
-/** The bytes of a request body; streamed and form bodies are not sent to providers. */
+/** The bytes of a request body; streamed and form bodies are not sent by this client. */
 const bodyBytes = (request: HttpClientRequest.HttpClientRequest): Uint8Array | string | undefined => {
   const body = request.body
   switch (body._tag) {
@@ -55,10 +57,10 @@ const bodyBytes = (request: HttpClientRequest.HttpClientRequest): Uint8Array | s
   }
 }
 
-class ProviderResponse extends Inspectable.Class implements HttpClientResponse.HttpClientResponse {
+class NodeResponse extends Inspectable.Class implements HttpClientResponse.HttpClientResponse {
   readonly [HttpClientResponse.TypeId]: HttpClientResponse.TypeId = HttpClientResponse.TypeId
   readonly [HttpIncomingMessage.TypeId]: HttpIncomingMessage.TypeId = HttpIncomingMessage.TypeId
-  private body: string | undefined
+  private body: Buffer | undefined
 
   constructor(readonly request: HttpClientRequest.HttpClientRequest, readonly source: Http.IncomingMessage) {
     super()
@@ -84,19 +86,18 @@ class ProviderResponse extends Inspectable.Class implements HttpClientResponse.H
     return Option.fromNullable(this.source.socket?.remoteAddress)
   }
 
-  /** The whole body as text, read once; interrupting the read closes the connection. */
-  get text(): Effect.Effect<string, HttpClientError.ResponseError> {
+  /** The whole body, read once; interrupting the read closes the connection. */
+  private get bytes(): Effect.Effect<Buffer, HttpClientError.ResponseError> {
     if (this.body !== undefined) return Effect.succeed(this.body)
     return Effect.async((resume) => {
       const source = this.source
-      let text = ""
-      source.setEncoding("utf8")
-      const onData = (chunk: string) => {
-        text += chunk
+      const chunks: Array<Buffer> = []
+      const onData = (chunk: Buffer) => {
+        chunks.push(chunk)
       }
       const onEnd = () => {
-        this.body = text
-        resume(Effect.succeed(text))
+        this.body = Buffer.concat(chunks)
+        resume(Effect.succeed(this.body))
       }
       const onError = (error: Error) => resume(Effect.fail(this.failure(error)))
       source.on("data", onData)
@@ -109,6 +110,10 @@ class ProviderResponse extends Inspectable.Class implements HttpClientResponse.H
         if (!source.complete) source.destroy()
       })
     })
+  }
+
+  get text(): Effect.Effect<string, HttpClientError.ResponseError> {
+    return Effect.map(this.bytes, (bytes) => bytes.toString("utf8"))
   }
 
   get json(): Effect.Effect<unknown, HttpClientError.ResponseError> {
@@ -126,11 +131,14 @@ class ProviderResponse extends Inspectable.Class implements HttpClientResponse.H
   }
 
   get arrayBuffer(): Effect.Effect<ArrayBuffer, HttpClientError.ResponseError> {
-    return Effect.map(this.text, (text) => new TextEncoder().encode(text).buffer as ArrayBuffer)
+    return Effect.map(
+      this.bytes,
+      (bytes) => bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength) as ArrayBuffer
+    )
   }
 
   get formData(): Effect.Effect<FormData, HttpClientError.ResponseError> {
-    return Effect.fail(this.failure(new Error("Form bodies are not read from LLM providers")))
+    return Effect.fail(this.failure(new Error("Form bodies are not read by this client")))
   }
 
   /** The body as it arrives; ending or interrupting the stream early closes the connection. */
@@ -156,7 +164,7 @@ const send = (agents: Agents) => (request: HttpClientRequest.HttpClientRequest) 
           new HttpClientError.RequestError({
             request,
             reason: "Encode",
-            description: `A ${request.body._tag} body is not sent to LLM providers`
+            description: `A ${request.body._tag} body is not sent by this client`
           })
         )
       )
@@ -166,7 +174,7 @@ const send = (agents: Agents) => (request: HttpClientRequest.HttpClientRequest) 
     const nodeRequest = url.right.protocol === "https:"
       ? Https.request(url.right, { ...options, agent: agents.https })
       : Http.request(url.right, { ...options, agent: agents.http })
-    nodeRequest.once("response", (response) => resume(Effect.succeed(new ProviderResponse(request, response))))
+    nodeRequest.once("response", (response) => resume(Effect.succeed(new NodeResponse(request, response))))
     // Kept after the first: a destroyed request may report its socket's end too, and an unheard error would end the process.
     nodeRequest.on(
       "error",
@@ -177,9 +185,18 @@ const send = (agents: Agents) => (request: HttpClientRequest.HttpClientRequest) 
     return Effect.sync(() => nodeRequest.destroy())
   })
 
-/** An HttpClient over the agents, for the provider clients (@effect/ai-openai, -anthropic, Chat Completions). */
+/** An HttpClient over the agents (for @effect/ai's provider clients, Chat Completions, document providers). */
 export const make = (agents: Agents): HttpClient.HttpClient =>
   HttpClient.makeWith<never, never, HttpClientError.HttpClientError, never>(
     (request) => Effect.flatMap(request, send(agents)),
     Effect.succeed
   )
+
+/**
+ * Drops what is left of a response's body (an answer the caller already has in its cache): the
+ * connection is closed rather than read to its end.
+ */
+export const discard = (response: HttpClientResponse.HttpClientResponse): Effect.Effect<void> =>
+  Effect.sync(() => {
+    if (response instanceof NodeResponse && !response.source.complete) response.source.destroy()
+  })
