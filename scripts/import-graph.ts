@@ -25,7 +25,8 @@ const sourceFiles = (dir: string): Array<string> =>
  */
 export const folderOf = (file: string) => {
   const parts = file.split(path.sep)
-  if (parts[1] === "services" && parts[2] !== "common") return parts.slice(0, 4).join("/")
+  // A service's feature folder; a service without features (the reference provider) is one folder.
+  if (parts[1] === "services" && parts[2] !== "common" && parts.length > 4) return parts.slice(0, 4).join("/")
   return parts.slice(0, 3).join("/")
 }
 
@@ -93,6 +94,10 @@ export const mermaid = (graph = folderGraph()) => {
       lines.push(`    ${id(folder)}[${label(folder)}]`)
     }
     lines.push("  end")
+  }
+  // Services without feature folders (the reference provider) stand as one box each.
+  for (const folder of folders.filter((f) => f.split("/").length === 3 && f !== "src/services/common")) {
+    lines.push(`  ${id(folder)}[${folder.split("/")[2]}]`)
   }
   lines.push(`  ${id("src/services/common")}[common]`)
   for (const from of folders) {

@@ -1,8 +1,8 @@
 /**
- * What every service of the stack stands on, built once per process and handed to each: the
- * platform (file system, commands), storage settings and the SQL client (one PGlite per data
- * directory, or a PostgreSQL pool). Each service is then launched on its own, so that HttpApi's
- * router, a shared layer, is not shared between the services' APIs.
+ * What the services of the stack stand on, built once per process and handed to each: the platform
+ * (file system, commands) and storage settings, and for the services that keep state the SQL client
+ * (one PGlite per data directory, or a PostgreSQL pool). Each service is then launched on its own,
+ * so that HttpApi's router, a shared layer, is not shared between the services' APIs.
  */
 import { NodeContext } from "@effect/platform-node"
 import { Layer } from "effect"
@@ -15,8 +15,10 @@ import { SqlLive } from "./Sql.ts"
  */
 const SpansOff = Layer.setTracerEnabled(false)
 
-export const InfrastructureLive = SqlLive.pipe(
-  Layer.provideMerge(StorageConfig.Default),
+/** The platform alone: what the reference provider, which keeps no database, stands on. */
+export const PlatformLive = StorageConfig.Default.pipe(
   Layer.provideMerge(NodeContext.layer),
   Layer.provideMerge(SpansOff)
 )
+
+export const InfrastructureLive = SqlLive.pipe(Layer.provideMerge(PlatformLive))

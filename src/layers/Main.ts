@@ -5,9 +5,12 @@
 import { Effect, Layer } from "effect"
 import { BrokerLive } from "./Broker.ts"
 import { GatewayLive } from "./Gateway.ts"
-import { InfrastructureLive } from "./Infrastructure.ts"
+import { PlatformLive } from "./Infrastructure.ts"
+import { ProviderLive } from "./Provider.ts"
+import { SqlLive } from "./Sql.ts"
 
-const services = { broker: BrokerLive, gateway: GatewayLive } as const
+/** The services, and whether each keeps state in the database (the reference provider keeps files only). */
+const services = { broker: true, gateway: true, provider: false } as const
 type ServiceName = keyof typeof services
 
 /** The services the command line names (all when it names none); an unknown name ends the process with the list of known ones. */
@@ -23,15 +26,21 @@ const requestedServices = (args: ReadonlyArray<string>): Effect.Effect<ReadonlyA
   })
 
 /**
- * Runs the services the command line names until the process is stopped. The infrastructure (one
- * SQL client) is built once; each service is launched on it by itself, so that each has its own
- * HTTP router.
+ * Runs the services the command line names until the process is stopped. The infrastructure is
+ * built once, the database only when a service keeps state in it (a provider alone neither opens nor
+ * locks the data directory's database); each service is launched on it by itself, so that each has
+ * its own HTTP router.
  */
 export const runStack = (args: ReadonlyArray<string>) =>
   Effect.gen(function*() {
     const names = yield* requestedServices(args)
-    const infrastructure = Layer.succeedContext(yield* Layer.build(InfrastructureLive))
-    yield* Effect.all(names.map((name) => Layer.launch(services[name].pipe(Layer.provide(infrastructure)))), {
-      concurrency: "unbounded"
-    })
+    const platform = Layer.succeedContext(yield* Layer.build(PlatformLive))
+    const database = names.some((name) => services[name])
+      ? Layer.succeedContext(yield* Layer.build(SqlLive.pipe(Layer.provideMerge(platform))))
+      : undefined
+    const launch = (name: ServiceName) =>
+      name === "provider"
+        ? Layer.launch(ProviderLive.pipe(Layer.provide(platform)))
+        : Layer.launch((name === "broker" ? BrokerLive : GatewayLive).pipe(Layer.provide(database!)))
+    yield* Effect.all(names.map(launch), { concurrency: "unbounded" })
   }).pipe(Effect.scoped)

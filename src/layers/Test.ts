@@ -13,7 +13,8 @@ import { tmpdir } from "node:os"
 import * as path from "node:path"
 import { BrokerApp, BrokerServicesLive } from "./Broker.ts"
 import { GatewayApp, GatewayServicesLive } from "./Gateway.ts"
-import { InfrastructureLive } from "./Infrastructure.ts"
+import { InfrastructureLive, PlatformLive } from "./Infrastructure.ts"
+import { ProviderApp, ProviderServicesLive } from "./Provider.ts"
 
 /** Where the broker under test answers, e.g. `http://127.0.0.1:41234`. */
 export class BrokerUrl extends Context.Tag("test/BrokerUrl")<BrokerUrl, string>() {}
@@ -45,15 +46,19 @@ export const isolatedDatabaseUrl = (url: string) =>
 /** Where the gateway under test answers. */
 export class GatewayUrl extends Context.Tag("test/GatewayUrl")<GatewayUrl, string>() {}
 
+/** Where the reference provider under test answers. */
+export class ProviderUrl extends Context.Tag("test/ProviderUrl")<ProviderUrl, string>() {}
+
 /**
  * A service's HTTP application with its services on an ephemeral loopback port, configured from a
  * map, with `Url` answering its address; the services are in the layer's output too.
  */
-const serveForTest = <I, RApp, S, RServices>(
+const serveForTest = <I, RApp, S, RServices, RInfrastructure>(
   app: Layer.Layer<never, unknown, RApp>,
   services: Layer.Layer<S, unknown, RServices>,
   Url: Context.Tag<I, string>,
-  config: Readonly<Record<string, string>>
+  config: Readonly<Record<string, string>>,
+  infrastructure: Layer.Layer<RInfrastructure, unknown>
 ) =>
   Layer.unwrapScoped(Effect.gen(function*() {
     // A URL that already names its schema is kept: a test restarting a service passes the same one twice.
@@ -75,7 +80,7 @@ const serveForTest = <I, RApp, S, RServices>(
     // The services (and the SQL client) are given to the tests too, for what has no endpoint of its own.
     return Layer.provideMerge(url, app.pipe(Layer.provideMerge(services), Layer.provideMerge(NodeHttpServer.layerTest)))
       .pipe(
-        Layer.provideMerge(InfrastructureLive),
+        Layer.provideMerge(infrastructure),
         Layer.provide(Layer.setConfigProvider(ConfigProvider.fromMap(settings))),
         // A real server on real time, even inside a test's environment: its timeouts, polls and leases must fire.
         Layer.provide(Layer.setClock(Clock.make()))
@@ -83,7 +88,11 @@ const serveForTest = <I, RApp, S, RServices>(
   }))
 
 export const brokerTestLayer = (config: Readonly<Record<string, string>> = {}) =>
-  serveForTest(BrokerApp, BrokerServicesLive, BrokerUrl, config)
+  serveForTest(BrokerApp, BrokerServicesLive, BrokerUrl, config, InfrastructureLive)
 
 export const gatewayTestLayer = (config: Readonly<Record<string, string>> = {}) =>
-  serveForTest(GatewayApp, GatewayServicesLive, GatewayUrl, config)
+  serveForTest(GatewayApp, GatewayServicesLive, GatewayUrl, config, InfrastructureLive)
+
+/** The reference provider, without a database; give it PROVIDER_ROOT (a temporary folder of the test's files). */
+export const providerTestLayer = (config: Readonly<Record<string, string>> = {}) =>
+  serveForTest(ProviderApp, ProviderServicesLive, ProviderUrl, config, PlatformLive)
