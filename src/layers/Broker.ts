@@ -11,6 +11,7 @@ import { ComparisonsHttpLive } from "../http/broker/ComparisonsHttp.ts"
 import { ConversionsHttpLive } from "../http/broker/ConversionsHttp.ts"
 import { DocumentLoadingHttpLive } from "../http/broker/DocumentLoadingHttp.ts"
 import { DocumentsHttpLive } from "../http/broker/DocumentsHttp.ts"
+import { ProvidersHttpLive } from "../http/broker/ProvidersHttp.ts"
 import { TransformationsHttpLive } from "../http/broker/TransformationsHttp.ts"
 import { brokerErrorShape } from "../http/common/ErrorBodies.ts"
 import { Annotations } from "../services/broker/annotations/Annotations.ts"
@@ -26,6 +27,9 @@ import { orderRunner } from "../services/broker/orders/OrderRunner.ts"
 import { Orders } from "../services/broker/orders/Orders.ts"
 import { DocumentOutline } from "../services/broker/outline/DocumentOutline.ts"
 import { PageImages } from "../services/broker/pages/PageImages.ts"
+import { AnnotationProxy } from "../services/broker/providers/AnnotationProxy.ts"
+import { ProviderPartsLive } from "../services/broker/providers/ProviderParts.ts"
+import { RegistryDocuments } from "../services/broker/providers/RegistryDocuments.ts"
 import { DocumentSignatures } from "../services/broker/signatures/DocumentSignatures.ts"
 import { signatureWorkerSettings } from "../services/broker/signatures/SignatureRequests.ts"
 import { DocumentText } from "../services/broker/text/DocumentText.ts"
@@ -82,9 +86,13 @@ export const BrokerServicesLive = Layer.mergeAll(Health.Default, OrderWorkersLiv
       PageImages.Default,
       DocumentText.Default,
       DocumentOutline.Default,
-      DocumentSignatures.Default
+      DocumentSignatures.Default,
+      RegistryDocuments.Default,
+      AnnotationProxy.Default
     )
   ),
+  // A provider folder's files are fetched by the providers feature, which stands above the documents one.
+  Layer.provideMerge(ProviderPartsLive),
   Layer.provideMerge(Layer.mergeAll(BlobStore.FileSystemLive, PdfWorkerSetupLive))
 )
 
@@ -97,6 +105,7 @@ const BrokerRoutesLive = HttpApiBuilder.api(BrokerApi).pipe(
     TransformationsHttpLive,
     AnnotationsHttpLive,
     DocumentLoadingHttpLive,
+    ProvidersHttpLive,
     AdministrationHttpLive
   ])
 )

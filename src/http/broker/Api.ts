@@ -58,11 +58,13 @@ import {
   OrderWaitParams
 } from "../../schemas/broker/Orders.ts"
 import { PageImageParams } from "../../schemas/broker/PageImage.ts"
+import { ProviderAccessDenied, ProviderDocumentNotFound, ProviderUnavailable } from "../../schemas/broker/Providers.ts"
 import {
   TransformationOrder,
   TransformationOrderCreated,
   TransformationRequest
 } from "../../schemas/broker/Transformations.ts"
+import { ProviderAnnotation, ProviderAnnotationId } from "../../schemas/provider/ProviderContract.ts"
 
 const documentId = HttpApiSchema.param("documentId", DocumentIdFromUrl)
 const page = HttpApiSchema.param(
@@ -320,6 +322,67 @@ export class DocumentLoadingGroup extends HttpApiGroup.make("documentLoading")
   .addError(DocumentProcessingFailed)
 {}
 
+const annotationId = HttpApiSchema.param("annotationId", Schema.String)
+
+/** Who asks, forwarded to the provider (its authentication parameters; these two by default). */
+const ProviderUser = Schema.Struct({ user: Schema.optional(Schema.String), alf_ticket: Schema.optional(Schema.String) })
+
+export class ProvidersGroup extends HttpApiGroup.make("providers")
+  .add(
+    HttpApiEndpoint.post("open", "/registry/documents")
+      .setHeaders(Schema.Struct({ "x-provider-id": Schema.optional(Schema.String) }))
+      .setPayload(
+        Schema.Record({ key: Schema.String, value: Schema.String }).pipe(
+          HttpApiSchema.withEncoding({ kind: "UrlParams" })
+        )
+      )
+      .addSuccess(DocumentIdRef)
+      .annotate(
+        OpenApi.Description,
+        "Opens a document a provider holds, named by form-encoded parameters (id=…, nodeRef=…) forwarded to the provider named by X-Provider-ID (else REGISTRY_DEFAULT_PROVIDER). Content-Type is the document's expected type (application/json for a folder); the body is form-encoded whatever it says."
+      )
+  )
+  .add(
+    HttpApiEndpoint.get("annotationIds")`/documents/${documentId}/annotations/ids`
+      .setUrlParams(ProviderUser)
+      .addSuccess(Schema.Array(ProviderAnnotationId))
+  )
+  .add(
+    HttpApiEndpoint.get("annotation")`/documents/${documentId}/annotations/${annotationId}`
+      .setUrlParams(ProviderUser)
+      .addSuccess(ProviderAnnotation)
+  )
+  .add(
+    HttpApiEndpoint.post("createAnnotation")`/documents/${documentId}/annotations`
+      .setUrlParams(ProviderUser)
+      .setPayload(ProviderAnnotation)
+      .addSuccess(ProviderAnnotation)
+      .annotate(OpenApi.Description, "Creates the annotation with its provider, which gives it its id.")
+  )
+  .add(
+    HttpApiEndpoint.put("updateAnnotation")`/documents/${documentId}/annotations/${annotationId}`
+      .setUrlParams(ProviderUser)
+      .setPayload(ProviderAnnotation)
+      .addSuccess(ProviderAnnotation)
+  )
+  .add(
+    HttpApiEndpoint.del("removeAnnotation")`/documents/${documentId}/annotations/${annotationId}`
+      .setUrlParams(ProviderUser)
+      .addSuccess(Ok)
+  )
+  .addError(InvalidRequest)
+  .addError(ProviderAccessDenied)
+  .addError(DocumentNotFound)
+  .addError(AnnotationNotFound)
+  .addError(ProviderDocumentNotFound)
+  .addError(DocumentProcessingFailed)
+  .addError(ProviderUnavailable)
+  .annotate(
+    OpenApi.Description,
+    "Documents a provider holds, and their annotations, kept by the provider (docs/providers.md)."
+  )
+{}
+
 export class BrokerNotReady extends Schema.TaggedError<BrokerNotReady>()(
   "BrokerNotReady",
   { message: Schema.String },
@@ -349,6 +412,7 @@ export class BrokerApi extends HttpApi.make("broker")
   .add(TransformationsGroup)
   .add(AnnotationsGroup)
   .add(DocumentLoadingGroup)
+  .add(ProvidersGroup)
   .add(AdministrationGroup)
   .annotate(OpenApi.Title, "Document broker")
   .annotate(OpenApi.Version, "2026.2.0")

@@ -61,7 +61,9 @@ const withConfig = (settings: Record<string, string>) =>
 
 /** The tree without hashes and sizes, to compare shapes. */
 const shape = (parts: ReadonlyArray<PartEntry>): ReadonlyArray<unknown> =>
-  parts.map((part) => (part.kind === "file" ? [part.index, part.name] : [part.index, part.name, shape(part.children)]))
+  parts.map((
+    part
+  ) => (part.kind === "folder" ? [part.index, part.name, shape(part.children)] : [part.index, part.name]))
 
 /** Expands, expecting a refusal; returns its message. */
 const rejection = (file: string) =>

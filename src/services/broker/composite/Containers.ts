@@ -1,5 +1,5 @@
 /**
- * Composite files (emails, ZIP archives) as the parts they hold. An expansion is derived from the
+ * Composite files (emails, ZIP archives, providers' folders) as the parts they hold. An expansion is derived from the
  * bytes, like a rendition: done once per content, with every part stored as a blob and recognised,
  * so that a part can then be treated as any document (and converted when first opened).
  */
@@ -10,6 +10,7 @@ import { PdfEngine } from "../engine/PdfEngine.ts"
 import { DocumentRegistry } from "../registry/DocumentRegistry.ts"
 import { type EmailRejected, expandEmail } from "./Email.ts"
 import { fileEntries, PartEntry } from "./Parts.ts"
+import { expandFolder, type FolderRejected } from "./ProviderFolders.ts"
 import { type ArchiveRejected, expandZip } from "./Zip.ts"
 
 /** The composite file cannot be opened (corrupt, encrypted, over a limit); `message` says which. */
@@ -18,7 +19,7 @@ export class ExpansionRejected extends Data.TaggedError("ExpansionRejected")<{ r
 const StoredFormat = Schema.Struct({
   format: Schema.String,
   mimeType: Schema.String,
-  kind: Schema.Literal("pdf", "image", "office", "mupdf", "email", "zip", "protected")
+  kind: Schema.Literal("pdf", "image", "office", "mupdf", "email", "zip", "folder", "protected")
 })
 
 /** What is stored per composite file: its parts, and what each part's bytes were recognised as. */
@@ -35,7 +36,7 @@ export class Expansion extends Schema.Class<Expansion>("Expansion")({
 const ATTACHED_EMAIL: DetectedFormat = { format: "text", mimeType: "text/plain", kind: "office" }
 
 export const isComposite = (detected: DetectedFormat | undefined) =>
-  detected?.kind === "email" || detected?.kind === "zip"
+  detected?.kind === "email" || detected?.kind === "zip" || detected?.kind === "folder"
 
 export class Containers extends Effect.Service<Containers>()("docstack/Containers", {
   effect: Effect.gen(function*() {
@@ -49,10 +50,12 @@ export class Containers extends Effect.Service<Containers>()("docstack/Container
         const path = yield* blobs.localPath(sourceHash).pipe(Effect.orDie)
         const expanded: Effect.Effect<
           ReadonlyArray<PartEntry>,
-          ArchiveRejected | EmailRejected,
+          ArchiveRejected | EmailRejected | FolderRejected,
           BlobStore | PdfEngine
         > = detected.kind === "zip"
           ? expandZip(path)
+          : detected.kind === "folder"
+          ? expandFolder(path)
           : expandEmail(path, detected.format === "msg" ? "msg" : "eml")
         const parts = yield* expanded.pipe(
           Effect.mapError((e) => new ExpansionRejected({ message: e.message })),

@@ -1,11 +1,13 @@
 /**
- * The parts of a composite document (an email, a ZIP archive) as a tree, stored as JSON in SQL.
- * Each file part is a blob in the BlobStore, content-addressed; its name is only a title and never
- * touches the file system.
+ * The parts of a composite document (an email, a ZIP archive, a provider's folder) as a tree,
+ * stored as JSON in SQL. Each file part is a blob in the BlobStore, content-addressed; its name is
+ * only a title and never touches the file system. A provider folder's files are links: the
+ * parameters that fetch them from their provider, on first use.
  *
  * Indices follow the spec: email body is part 0, attachments from 1; ZIP entries from 1 with no
  * part 0, numbered depth-first over the whole archive, a folder taking an index of its own with its
- * contents after it, nested in its `children`.
+ * contents after it, nested in its `children`. A provider folder is numbered as a ZIP archive, from
+ * 0 (docs/providers.md).
  */
 import { Effect, Option, Schema, Stream } from "effect"
 import { createHash } from "node:crypto"
@@ -30,7 +32,15 @@ export interface PartFolder {
   readonly children: ReadonlyArray<PartEntry>
 }
 
-export type PartEntry = PartFile | PartFolder
+/** A file that stays with its provider until first opened: the parameters of its GET /documents. */
+export interface PartLink {
+  readonly kind: "link"
+  readonly index: number
+  readonly name: string
+  readonly parameters: Readonly<Record<string, string>>
+}
+
+export type PartEntry = PartFile | PartFolder | PartLink
 
 const Index = Schema.Int.pipe(Schema.nonNegative())
 
@@ -50,7 +60,14 @@ export const PartFolder: Schema.Schema<PartFolder> = Schema.Struct({
   children: Schema.Array(Schema.suspend((): Schema.Schema<PartEntry> => PartEntry))
 })
 
-export const PartEntry: Schema.Schema<PartEntry> = Schema.Union(PartFile, PartFolder)
+export const PartLink: Schema.Schema<PartLink> = Schema.Struct({
+  kind: Schema.Literal("link"),
+  index: Index,
+  name: Schema.String,
+  parameters: Schema.Record({ key: Schema.String, value: Schema.String })
+})
+
+export const PartEntry: Schema.Schema<PartEntry> = Schema.Union(PartFile, PartFolder, PartLink)
 
 /** A composite's parts, in order. */
 export const Parts = Schema.Array(PartEntry)
@@ -60,7 +77,7 @@ export const PartsFromJson = Schema.parseJson(Parts)
 
 /** Every file of a tree, in index order, folders walked into. */
 export const fileEntries = (parts: ReadonlyArray<PartEntry>): ReadonlyArray<PartFile> =>
-  parts.flatMap((part) => (part.kind === "file" ? [part] : fileEntries(part.children)))
+  parts.flatMap((part) => (part.kind === "file" ? [part] : part.kind === "folder" ? fileEntries(part.children) : []))
 
 /** The part with this index, at any folder depth (ZIP indices run over the whole archive). */
 export const findEntry = (parts: ReadonlyArray<PartEntry>, index: number): PartEntry | undefined => {

@@ -15,10 +15,11 @@ export interface DetectedFormat {
   readonly mimeType: string
   /**
    * How the broker handles it: `pdf` as is, `image` through ImageToPdf, `office` through LibreOffice,
-   * `mupdf` through `mutool convert`, `email` and `zip` as composite documents, `protected` refused
-   * (password-encrypted; `format` is the best guess).
+   * `mupdf` through `mutool convert`, `email`, `zip` and `folder` as composite documents, `protected`
+   * refused (password-encrypted; `format` is the best guess). `folder` is never detected: it is a
+   * provider's folder answer, which the broker stores as it received it (docs/providers.md).
    */
-  readonly kind: "pdf" | "image" | "office" | "mupdf" | "email" | "zip" | "protected"
+  readonly kind: "pdf" | "image" | "office" | "mupdf" | "email" | "zip" | "folder" | "protected"
 }
 
 const startsWith = (bytes: Uint8Array, signature: ReadonlyArray<number>, offset = 0) =>
@@ -89,7 +90,8 @@ const FORMATS = {
   epub: { format: "epub", mimeType: "application/epub+zip", kind: "mupdf" },
   eml: { format: "eml", mimeType: "message/rfc822", kind: "email" },
   msg: { format: "msg", mimeType: "application/vnd.ms-outlook", kind: "email" },
-  zip: { format: "zip", mimeType: "application/zip", kind: "zip" }
+  zip: { format: "zip", mimeType: "application/zip", kind: "zip" },
+  folder: { format: "folder", mimeType: "inode/directory", kind: "folder" }
 } as const satisfies Record<string, DetectedFormat>
 
 type FormatName = keyof typeof FORMATS

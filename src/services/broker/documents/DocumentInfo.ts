@@ -36,7 +36,8 @@ const childrenOf = (
         type: `${LAYOUT_TYPE_PREFIX}DocumentReference`,
         documentId,
         documentTitle: entry.name,
-        mimeType: entry.mimeType
+        // A provider's file is not typed until it is fetched.
+        mimeType: entry.kind === "file" ? entry.mimeType : null
       })
   })
 

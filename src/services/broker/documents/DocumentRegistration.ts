@@ -16,12 +16,12 @@ import {
   UploadParams,
   UploadTooLarge
 } from "../../../schemas/broker/Document.ts"
-import { BlobStore } from "../../common/BlobStore.ts"
+import { BlobStore, BlobStoreError, BlobTooLarge, type StoredBlob } from "../../common/BlobStore.ts"
 import { capBody, uploadDrainBytes } from "../../common/BodyLimit.ts"
 import { DerivedCache } from "../../common/DerivedCache.ts"
 import { Containers, isComposite } from "../composite/Containers.ts"
 import { isConvertible } from "../conversion/Converter.ts"
-import { detectFile } from "../conversion/FormatDetector.ts"
+import { type DetectedFormat, detectFile } from "../conversion/FormatDetector.ts"
 import { renditionKey, Renditions } from "../conversion/Renditions.ts"
 import { Orders } from "../orders/Orders.ts"
 import { DocumentRegistry, PageRecord } from "../registry/DocumentRegistry.ts"
@@ -67,67 +67,93 @@ export class DocumentRegistration extends Effect.Service<DocumentRegistration>()
         )
       )
 
+    /**
+     * Stores the bytes, recognises (or takes the `declared` format) and analyses them, and registers
+     * the document under `documentId`; a refused file leaves nothing behind.
+     */
+    /** Stores bytes in the blob store, at most MAX_UPLOAD_BYTES. */
+    const store = <E>(bytes: Stream.Stream<Uint8Array, E>) =>
+      blobs.put(bytes, config.maxUploadBytes).pipe(
+        Effect.catchIf(
+          (e): e is BlobTooLarge => e instanceof BlobTooLarge,
+          () => Effect.fail(uploadTooLarge(config.maxUploadBytes))
+        ),
+        Effect.catchIf((e): e is BlobStoreError => e instanceof BlobStoreError, Effect.die)
+      )
+
+    const registerStored = (
+      documentId: string,
+      stored: StoredBlob,
+      options: {
+        readonly title: string | null
+        readonly failOnUnsupported: boolean
+        readonly declared?: DetectedFormat
+      }
+    ) =>
+      Effect.gen(function*() {
+        if (stored.size === 0) {
+          return yield* new InvalidRequest({ message: "The request body is empty: send the file's bytes" })
+        }
+        const detected = options.declared ??
+          (yield* detectFile(yield* blobs.localPath(stored.hash).pipe(Effect.orDie), options.title))
+        if (detected?.kind === "protected") {
+          return yield* new InvalidRequest({
+            message: `The ${detected.format} file is protected by a password; upload it without the password protection`
+          })
+        }
+        if (detected?.kind === "pdf" || detected?.kind === "image") {
+          yield* renditions.prepare(stored.hash, detected).pipe(
+            Effect.mapError((e) => new InvalidRequest({ message: e.message }))
+          )
+        } else if (isComposite(detected)) {
+          yield* containers.expansion(stored.hash, detected!).pipe(
+            Effect.mapError((e) => new InvalidRequest({ message: e.message }))
+          )
+        } else if (!isConvertible(detected) && options.failOnUnsupported) {
+          return yield* new InvalidRequest({ message: `Unsupported format: ${SUPPORTED_FORMATS}` })
+        }
+        yield* registry.insert({
+          id: documentId,
+          title: options.title,
+          mimeType: detected?.mimeType ?? "application/octet-stream",
+          format: detected?.format ?? "unknown",
+          sourceHash: stored.hash,
+          sourceSize: stored.size,
+          registeredPages: null,
+          renditionKey: renditionKey(stored.hash, detected) === stored.hash
+            ? null
+            : renditionKey(stored.hash, detected)
+        })
+        // Office files and the like are converted in an order; a later layout request waits for it.
+        if (isConvertible(detected) && Option.isNone(yield* renditions.find(stored.hash, detected))) {
+          yield* orders.submit({ kind: "conversion", documentId, format: "pdf" })
+        }
+        return new DocumentIdRef({ id: documentId })
+      }).pipe(Effect.onError(() => release([stored.hash])))
+
     /** Stores the body, recognises and analyses it, and registers the document; a refused file leaves nothing behind. */
     const upload = Effect.fn("DocumentRegistration.upload")(
       function*(body: Stream.Stream<Uint8Array, InvalidRequest>, params: UploadParams) {
         if (params.documentId !== undefined && Option.isSome(yield* registry.find(params.documentId))) {
           return yield* DocumentAlreadyExists.of(params.documentId)
         }
-        const stored = yield* blobs.put(
-          capBody(body, config.maxUploadBytes, config.uploadDrainBytes, () => uploadTooLarge(config.maxUploadBytes)),
-          config.maxUploadBytes
-        ).pipe(
-          Effect.catchTags({
-            BlobTooLarge: () => Effect.fail(uploadTooLarge(config.maxUploadBytes)),
-            BlobStoreError: Effect.die
-          })
+        const stored = yield* store(
+          capBody(body, config.maxUploadBytes, config.uploadDrainBytes, () => uploadTooLarge(config.maxUploadBytes))
         )
-        return yield* Effect.gen(function*() {
-          if (stored.size === 0) {
-            return yield* new InvalidRequest({ message: "The request body is empty: send the file's bytes" })
-          }
-          const detected = yield* detectFile(
-            yield* blobs.localPath(stored.hash).pipe(Effect.orDie),
-            params.documentTitle ?? null
-          )
-          if (detected?.kind === "protected") {
-            return yield* new InvalidRequest({
-              message:
-                `The ${detected.format} file is protected by a password; upload it without the password protection`
-            })
-          }
-          if (detected?.kind === "pdf" || detected?.kind === "image") {
-            yield* renditions.prepare(stored.hash, detected).pipe(
-              Effect.mapError((e) => new InvalidRequest({ message: e.message }))
-            )
-          } else if (isComposite(detected)) {
-            yield* containers.expansion(stored.hash, detected!).pipe(
-              Effect.mapError((e) => new InvalidRequest({ message: e.message }))
-            )
-          } else if (!isConvertible(detected) && params.failOnUnsupported) {
-            return yield* new InvalidRequest({ message: `Unsupported format: ${SUPPORTED_FORMATS}` })
-          }
-          const documentId = params.documentId ?? newDocumentId()
-          yield* registry.insert({
-            id: documentId,
-            title: params.documentTitle ?? null,
-            mimeType: detected?.mimeType ?? "application/octet-stream",
-            format: detected?.format ?? "unknown",
-            sourceHash: stored.hash,
-            sourceSize: stored.size,
-            registeredPages: null,
-            renditionKey: renditionKey(stored.hash, detected) === stored.hash
-              ? null
-              : renditionKey(stored.hash, detected)
-          })
-          // Office files and the like are converted in an order; a later layout request waits for it.
-          if (isConvertible(detected) && Option.isNone(yield* renditions.find(stored.hash, detected))) {
-            yield* orders.submit({ kind: "conversion", documentId, format: "pdf" })
-          }
-          return new DocumentIdRef({ id: documentId })
-        }).pipe(Effect.onError(() => release([stored.hash])))
+        return yield* registerStored(params.documentId ?? newDocumentId(), stored, {
+          title: params.documentTitle ?? null,
+          failOnUnsupported: params.failOnUnsupported
+        })
       }
     )
+
+    /** Removes a document with the parts registered under it, and frees what only they used. */
+    const remove = (documentId: string) =>
+      Effect.gen(function*() {
+        yield* orders.removeForDocument(documentId)
+        const { sourceHashes } = yield* registry.remove(documentId)
+        yield* release(sourceHashes)
+      })
 
     return {
       upload,
@@ -187,9 +213,33 @@ export class DocumentRegistration extends Effect.Service<DocumentRegistration>()
        */
       remove: Effect.fn("DocumentRegistration.remove")(function*(documentId: string) {
         if (documentId.includes("/")) return
-        yield* orders.removeForDocument(documentId)
-        const { sourceHash } = yield* registry.remove(documentId)
-        if (sourceHash) yield* release([sourceHash])
+        yield* remove(documentId)
+      }),
+
+      /** Stores fetched bytes (at most MAX_UPLOAD_BYTES), for registerFetched. */
+      storeFetched: <E>(bytes: Stream.Stream<Uint8Array, E>) => store(bytes),
+
+      /**
+       * Registers bytes fetched for a document whose ID the caller chose (a provider's document `b64_…`,
+       * a provider folder's file `<id>/<i>`), replacing what was registered under it before unless it
+       * had these very bytes. A `declared` format is taken as it is (a provider's folder), anything
+       * else is recognised; an unsupported format is refused (400).
+       */
+      registerFetched: Effect.fn("DocumentRegistration.registerFetched")(function*(
+        documentId: string,
+        stored: StoredBlob,
+        options: { readonly title: string | null; readonly declared?: DetectedFormat }
+      ) {
+        const previous = yield* registry.find(documentId)
+        if (Option.isSome(previous) && previous.value.sourceHash === stored.hash) return false
+        if (Option.isSome(previous)) yield* remove(documentId)
+        yield* registerStored(documentId, stored, { ...options, failOnUnsupported: true })
+        return true
+      }),
+
+      /** Forgets the parts registered under a document (a provider folder's files): they are fetched again on next use. */
+      forgetParts: Effect.fn("DocumentRegistration.forgetParts")(function*(documentId: string) {
+        yield* release(yield* registry.removeParts(documentId))
       })
     }
   }),

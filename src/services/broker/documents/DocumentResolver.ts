@@ -15,6 +15,7 @@ import { Renditions } from "../conversion/Renditions.ts"
 import type { PdfSource } from "../engine/PdfRequest.ts"
 import { Orders } from "../orders/Orders.ts"
 import { DocumentRecord, DocumentRegistry, type PageRecord } from "../registry/DocumentRegistry.ts"
+import { LinkedParts } from "./LinkedParts.ts"
 
 /** A document ID resolved: a document with content (or a registered layout), or a composite file or folder. */
 export type Target = DocumentTarget | ContainerTarget
@@ -62,6 +63,7 @@ export class DocumentResolver extends Effect.Service<DocumentResolver>()("docsta
     const renditions = yield* Renditions
     const containers = yield* Containers
     const orders = yield* Orders
+    const links = yield* LinkedParts
 
     const containerOf = (doc: DocumentRecord, detected: DetectedFormat) =>
       containers.expansion(doc.sourceHash!, detected).pipe(
@@ -124,6 +126,12 @@ export class DocumentResolver extends Effect.Service<DocumentResolver>()("docsta
           const id = `${target.numbering}/${index}`
           if (entry.kind === "folder") {
             target = { ...target, id, title: entry.name, mimeType: null, entries: entry.children, file: undefined }
+            continue
+          }
+          if (entry.kind === "link") {
+            // A provider folder's file: registered under its part ID when first opened.
+            const known = yield* registry.find(id)
+            target = yield* targetOf(Option.isSome(known) ? known.value : yield* links.open(id, entry))
             continue
           }
           const detected = target.expansion.formatOf(entry.hash)

@@ -119,10 +119,26 @@ export class DocumentRegistry extends Effect.Service<DocumentRegistry>()("docsta
         )
       ),
 
-      /** Removes the document; answers the hash of its bytes, for `release`. */
+      /**
+       * Removes the document with the parts registered under it (a provider folder's files, `<id>/<i>`);
+       * answers the hashes of their bytes, for `release`.
+       */
       remove: Effect.fn("DocumentRegistry.remove")((id: string) =>
-        sql<{ sourceHash: string | null }>`DELETE FROM documents WHERE id = ${id} RETURNING source_hash`.pipe(
-          Effect.map((deleted) => ({ removed: deleted.length > 0, sourceHash: deleted[0]?.sourceHash ?? null })),
+        sql<{ id: string; sourceHash: string | null }>`DELETE FROM documents
+          WHERE id = ${id} OR left(id, length(${id}) + 1) = ${id} || '/' RETURNING id, source_hash`.pipe(
+          Effect.map((deleted) => ({
+            removed: deleted.some((row) => row.id === id),
+            sourceHashes: deleted.flatMap((row) => (row.sourceHash === null ? [] : [row.sourceHash]))
+          })),
+          Effect.orDie
+        )
+      ),
+
+      /** Removes only the parts registered under a document (its files are fetched again on next use). */
+      removeParts: Effect.fn("DocumentRegistry.removeParts")((id: string) =>
+        sql<{ sourceHash: string | null }>`DELETE FROM documents
+          WHERE left(id, length(${id}) + 1) = ${id} || '/' RETURNING source_hash`.pipe(
+          Effect.map((deleted) => deleted.flatMap((row) => (row.sourceHash === null ? [] : [row.sourceHash]))),
           Effect.orDie
         )
       ),

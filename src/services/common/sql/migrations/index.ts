@@ -16,6 +16,7 @@ import createAnnotations from "./00011_create_annotations.ts"
 import annotationsCreationOrder from "./00012_annotations_creation_order.ts"
 import annotationsFollowDocuments from "./00013_annotations_follow_documents.ts"
 import ordersQueueOrder from "./00014_orders_queue_order.ts"
+import createProviderDocuments from "./00015_create_provider_documents.ts"
 
 export const migrations = Migrator.fromRecord({
   "00001_create_documents": createDocuments,
@@ -31,5 +32,6 @@ export const migrations = Migrator.fromRecord({
   "00011_create_annotations": createAnnotations,
   "00012_annotations_creation_order": annotationsCreationOrder,
   "00013_annotations_follow_documents": annotationsFollowDocuments,
-  "00014_orders_queue_order": ordersQueueOrder
+  "00014_orders_queue_order": ordersQueueOrder,
+  "00015_create_provider_documents": createProviderDocuments
 })

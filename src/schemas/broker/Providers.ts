@@ -1,0 +1,29 @@
+/**
+ * Provider-backed documents: the errors a provider's answer turns into (docs/providers.md).
+ */
+import { HttpApiSchema } from "@effect/platform"
+import { Schema } from "effect"
+
+/** The provider refused the user (its 403). */
+export class ProviderAccessDenied extends Schema.TaggedError<ProviderAccessDenied>()(
+  "ProviderAccessDenied",
+  { provider: Schema.String, message: Schema.String },
+  HttpApiSchema.annotations({ status: 403 })
+) {}
+
+/** The provider has no such document or annotation (its 404). */
+export class ProviderDocumentNotFound extends Schema.TaggedError<ProviderDocumentNotFound>()(
+  "ProviderDocumentNotFound",
+  { provider: Schema.String, message: Schema.String },
+  HttpApiSchema.annotations({ status: 404 })
+) {}
+
+/**
+ * The provider could not be reached, did not answer in time, or answered what the contract does not
+ * allow (another status, a body of the wrong shape, a file past the size limit).
+ */
+export class ProviderUnavailable extends Schema.TaggedError<ProviderUnavailable>()(
+  "ProviderUnavailable",
+  { provider: Schema.String, message: Schema.String },
+  HttpApiSchema.annotations({ status: 502 })
+) {}
