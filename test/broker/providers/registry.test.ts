@@ -17,7 +17,11 @@ const pageCount = (id: string) =>
     Effect.map((reply) => (reply.json?.pageDimensionsList as Array<unknown> | undefined)?.length)
   )
 
-layer(providerAndBroker(root, { ...defaultBackend.config, PROVIDER_CACHE_TTL: "2 seconds" }), { timeout: 300_000 })(
+const providers = { filesystem: {}, idOnly: { parameters: ["id"] } }
+
+layer(providerAndBroker(root, { ...defaultBackend.config, PROVIDER_CACHE_TTL: "2 seconds" }, providers), {
+  timeout: 300_000
+})(
   "registry documents",
   (it) => {
     it.effect("a file: opened by id or nodeRef, titled from filename*, the same ID every time", () =>
@@ -39,6 +43,19 @@ layer(providerAndBroker(root, { ...defaultBackend.config, PROVIDER_CACHE_TTL: "2
         const image = yield* get(`/documents/${titled}/pages/0/image?pageImageDescription=IM_300_0`)
         expect(image.status).toBe(200)
         expect(image.contentType).toBe("image/png")
+      }))
+
+    it.effect("only the provider's whitelisted parameters are forwarded", () =>
+      Effect.gen(function*() {
+        const inStore = { objectStoreName: "case-42", id: "1 contract.pdf" }
+        const both = yield* openOk(inStore)
+        expect(yield* pageCount(both)).toBe(3)
+        // idOnly takes `id` alone: without objectStoreName the provider looks at the root, where there is no such file.
+        const idOnly = yield* openDocument(inStore, { provider: "idOnly" })
+        expect(idOnly.status).toBe(404)
+        expect(idOnly.json.message).toContain("Provider idOnly has no such document")
+        expect(yield* openOk({ id: "tracemonkey.pdf", objectStoreName: "ignored" }, { provider: "idOnly" }))
+          .toBe(yield* openOk({ id: "tracemonkey.pdf" }, { provider: "idOnly" }))
       }))
 
     it.effect("who asks is not part of the ID, and the provider is asked on every opening", () =>
@@ -75,7 +92,7 @@ layer(providerAndBroker(root, { ...defaultBackend.config, PROVIDER_CACHE_TTL: "2
         const unknownProvider = yield* openDocument({ id: "tracemonkey.pdf" }, { provider: "filenet" })
         expect(unknownProvider.status).toBe(400)
         expect(unknownProvider.json.message).toBe(
-          "No provider is named 'filenet' (X-Provider-ID); providers: filesystem"
+          "No provider is named 'filenet' (X-Provider-ID); providers: filesystem, idOnly"
         )
 
         // Bytes, not a string: fetch would label a string text/plain.

@@ -39,20 +39,21 @@ export const makeProviderRoot = () => {
 }
 
 /**
- * The provider serving `root`, and a broker configured to call it as `filesystem` (with `entry`'s
- * further settings) and `settings` of its own.
+ * The provider serving `root`, and a broker configured to call it by the names of `providers` (each
+ * entry's further settings beside the URL; by default `filesystem` alone) with `settings` of its own.
  */
 export const providerAndBroker = (
   root: string,
   settings: Readonly<Record<string, string>> = {},
-  entry: Readonly<Record<string, unknown>> = {}
+  providers: Readonly<Record<string, Readonly<Record<string, unknown>>>> = { filesystem: {} }
 ) =>
   Layer.unwrapScoped(
     Effect.gen(function*() {
       // Built apart: two HTTP applications in one context would share one router.
       const url = Context.get(yield* Layer.build(providerTestLayer({ PROVIDER_ROOT: root })), ProviderUrl)
+      const entries = Object.fromEntries(Object.entries(providers).map(([name, entry]) => [name, { url, ...entry }]))
       return Layer.merge(
-        brokerTestLayer({ PROVIDERS: JSON.stringify({ filesystem: { url, ...entry } }), ...settings }),
+        brokerTestLayer({ PROVIDERS: JSON.stringify(entries), ...settings }),
         Layer.succeed(ProviderUrl, url)
       )
     })
