@@ -28,6 +28,7 @@ import { Orders } from "../services/broker/orders/Orders.ts"
 import { DocumentOutline } from "../services/broker/outline/DocumentOutline.ts"
 import { PageImages } from "../services/broker/pages/PageImages.ts"
 import { AnnotationProxy } from "../services/broker/providers/AnnotationProxy.ts"
+import { MetadataProxy } from "../services/broker/providers/MetadataProxy.ts"
 import { ProviderPartsLive } from "../services/broker/providers/ProviderParts.ts"
 import { RegistryDocuments } from "../services/broker/providers/RegistryDocuments.ts"
 import { DocumentSignatures } from "../services/broker/signatures/DocumentSignatures.ts"
@@ -88,7 +89,8 @@ export const BrokerServicesLive = Layer.mergeAll(Health.Default, OrderWorkersLiv
       DocumentOutline.Default,
       DocumentSignatures.Default,
       RegistryDocuments.Default,
-      AnnotationProxy.Default
+      AnnotationProxy.Default,
+      MetadataProxy.Default
     )
   ),
   // A provider folder's files are fetched by the providers feature, which stands above the documents one.

@@ -31,6 +31,7 @@ import {
   Signatures
 } from "../../schemas/broker/Content.ts"
 import {
+  AssignedDocumentId,
   DocumentAccessor,
   DocumentAlreadyExists,
   DocumentIdFromUrl,
@@ -58,13 +59,23 @@ import {
   OrderWaitParams
 } from "../../schemas/broker/Orders.ts"
 import { PageImageParams } from "../../schemas/broker/PageImage.ts"
-import { ProviderAccessDenied, ProviderDocumentNotFound, ProviderUnavailable } from "../../schemas/broker/Providers.ts"
+import {
+  DocumentHasNoProvider,
+  ProviderAccessDenied,
+  ProviderDocumentNotFound,
+  ProviderUnavailable
+} from "../../schemas/broker/Providers.ts"
 import {
   TransformationOrder,
   TransformationOrderCreated,
   TransformationRequest
 } from "../../schemas/broker/Transformations.ts"
-import { ProviderAnnotation, ProviderAnnotationId } from "../../schemas/provider/ProviderContract.ts"
+import {
+  ProviderAnnotation,
+  ProviderAnnotationId,
+  ProviderFolder,
+  ProviderMetadata
+} from "../../schemas/provider/ProviderContract.ts"
 
 const documentId = HttpApiSchema.param("documentId", DocumentIdFromUrl)
 const page = HttpApiSchema.param(
@@ -343,6 +354,30 @@ export class ProvidersGroup extends HttpApiGroup.make("providers")
       )
   )
   .add(
+    HttpApiEndpoint.post("openFolder", "/registry/folders")
+      .setHeaders(Schema.Struct({ "x-provider-id": Schema.optional(Schema.String) }))
+      .setUrlParams(Schema.Struct({ ...ProviderUser.fields, documentId: Schema.optional(AssignedDocumentId) }))
+      .setPayload(ProviderFolder)
+      .addSuccess(DocumentIdRef)
+      .addError(DocumentAlreadyExists)
+      .addError(UploadTooLarge)
+      .annotate(
+        OpenApi.Description,
+        "Registers a container built from a folder tree (a ProviderFolder) as a provider's folder answer is: its files are fetched on first use from the provider named by X-Provider-ID (else REGISTRY_DEFAULT_PROVIDER) with user/alf_ticket, or, for a file whose parameters are only {documentUrl}, from that http(s) URL. Under documentId when given (409 if taken), else a new ID."
+      )
+  )
+  .add(
+    HttpApiEndpoint.post("updateMetadata")`/documents/${documentId}/metadata`
+      .setUrlParams(ProviderUser)
+      .setPayload(ProviderMetadata)
+      .addSuccess(ProviderMetadata)
+      .addError(DocumentHasNoProvider)
+      .annotate(
+        OpenApi.Description,
+        "Sends metadata properties (null removes one) to the provider holding the document (a provider file, or a provider folder's file <id>/<i>), which merges them; answers all the provider stores for it. 404 DocumentHasNoProvider for any other document."
+      )
+  )
+  .add(
     HttpApiEndpoint.get("annotationIds")`/documents/${documentId}/annotations/ids`
       .setUrlParams(ProviderUser)
       .addSuccess(Schema.Array(ProviderAnnotationId))
@@ -379,7 +414,7 @@ export class ProvidersGroup extends HttpApiGroup.make("providers")
   .addError(ProviderUnavailable)
   .annotate(
     OpenApi.Description,
-    "Documents a provider holds, and their annotations, kept by the provider (docs/providers.md)."
+    "Documents a provider holds, and their annotations and metadata, kept by the provider (docs/providers.md)."
   )
 {}
 

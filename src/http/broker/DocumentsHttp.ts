@@ -54,7 +54,7 @@ export const DocumentsHttpLive = HttpApiBuilder.group(BrokerApi, "documents", (h
       .handle("check", ({ path }) => resolver.check(path.documentId))
       .handle("layout", ({ path }) => info.layout(path.documentId))
       .handle("pageImage", ({ path, urlParams }) =>
-        pages.pageImage(path.documentId, path.page, urlParams.pageImageDescription).pipe(
+        pages.pageImage(path.documentId, path.page, urlParams.pageImageDescription, urlParams.crop).pipe(
           Effect.map((png) =>
             HttpServerResponse.uint8Array(png, {
               contentType: "image/png",

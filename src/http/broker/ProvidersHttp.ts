@@ -2,6 +2,7 @@ import { HttpApiBuilder, type HttpServerRequest } from "@effect/platform"
 import { Effect, Stream } from "effect"
 import { InvalidRequest } from "../../schemas/broker/Document.ts"
 import { AnnotationProxy } from "../../services/broker/providers/AnnotationProxy.ts"
+import { MetadataProxy } from "../../services/broker/providers/MetadataProxy.ts"
 import { RegistryDocuments } from "../../services/broker/providers/RegistryDocuments.ts"
 import { BrokerApi } from "./Api.ts"
 
@@ -13,6 +14,7 @@ export const ProvidersHttpLive = HttpApiBuilder.group(BrokerApi, "providers", (h
   Effect.gen(function*() {
     const registry = yield* RegistryDocuments
     const proxy = yield* AnnotationProxy
+    const metadata = yield* MetadataProxy
     return handlers
       .handleRaw("open", ({ headers, request }) =>
         registry.open(
@@ -22,8 +24,14 @@ export const ProvidersHttpLive = HttpApiBuilder.group(BrokerApi, "providers", (h
             Stream.mapError((e) => new InvalidRequest({ message: `The parameters could not be read: ${e.message}` }))
           )
         ))
-      .handle("annotationIds", ({ path, request }) => proxy.ids(path.documentId, queryOf(request)))
-      .handle("annotation", ({ path, request }) => proxy.get(path.documentId, path.annotationId, queryOf(request)))
+      .handle("openFolder", ({ headers, payload, request, urlParams }) =>
+        registry.openTree(headers["x-provider-id"], payload, urlParams.documentId, queryOf(request)))
+      .handle("updateMetadata", ({ path, payload, request }) =>
+        metadata.update(path.documentId, payload, queryOf(request)))
+      .handle("annotationIds", ({ path, request }) =>
+        proxy.ids(path.documentId, queryOf(request)))
+      .handle("annotation", ({ path, request }) =>
+        proxy.get(path.documentId, path.annotationId, queryOf(request)))
       .handle("createAnnotation", ({ path, payload, request }) =>
         proxy.create(path.documentId, payload, queryOf(request)))
       .handle("updateAnnotation", ({ path, payload, request }) =>

@@ -9,6 +9,7 @@ import {
   ProviderAnnotation,
   ProviderAnnotationId,
   ProviderFolder,
+  ProviderMetadata,
   STORE_A_PARAMETERS,
   STORE_B_PARAMETERS
 } from "../../schemas/provider/ProviderContract.ts"
@@ -17,7 +18,8 @@ import {
   AnnotationNotFound,
   AnnotationsUnreadable,
   DocumentNotFound,
-  InvalidRequest
+  InvalidRequest,
+  MetadataUnreadable
 } from "../../schemas/provider/ProviderErrors.ts"
 
 type StoreParameter = (typeof STORE_A_PARAMETERS)[number] | (typeof STORE_B_PARAMETERS)[number]
@@ -114,9 +116,33 @@ export class ProviderAnnotationsGroup extends HttpApiGroup.make("annotations")
   .addError(AnnotationsUnreadable)
 {}
 
+export class ProviderMetadataGroup extends HttpApiGroup.make("metadata")
+  .add(
+    HttpApiEndpoint.get("get", "/documents/metadata")
+      .setUrlParams(DocumentParams)
+      .addSuccess(ProviderMetadata)
+      .annotate(OpenApi.Description, "The file's stored metadata properties ({} when none).")
+  )
+  .add(
+    HttpApiEndpoint.post("update", "/documents/metadata")
+      .setUrlParams(DocumentParams)
+      .setPayload(ProviderMetadata)
+      .addSuccess(ProviderMetadata)
+      .annotate(
+        OpenApi.Description,
+        "Merges the properties into the file's stored metadata (a null removes one) and answers all of it."
+      )
+  )
+  .addError(InvalidRequest)
+  .addError(AccessDenied)
+  .addError(DocumentNotFound)
+  .addError(MetadataUnreadable)
+{}
+
 export class ProviderApi extends HttpApi.make("provider")
   .add(ProviderDocumentsGroup)
   .add(ProviderAnnotationsGroup)
+  .add(ProviderMetadataGroup)
   .annotate(OpenApi.Title, "Reference filesystem provider")
   .annotate(OpenApi.Version, "2026.2.0")
 {}

@@ -198,7 +198,11 @@ export class DocumentAlreadyExists extends Schema.TaggedError<DocumentAlreadyExi
 /** A request the broker will not act on: wrong content type, bad parameter, unsupported or unreadable file. */
 export class InvalidRequest extends Schema.TaggedError<InvalidRequest>()(
   "InvalidRequest",
-  { message: Schema.String },
+  {
+    message: Schema.String,
+    /** For programs: `pageOutOfRange` when the page asked for does not exist (the viewer answers that 404). */
+    reason: Schema.optional(Schema.Literal("pageOutOfRange"))
+  },
   HttpApiSchema.annotations({ status: 400 })
 ) {}
 

@@ -59,6 +59,40 @@ export const PageImageDescriptorFromString = Schema.transformOrFail(Schema.Strin
   encode: (descriptor) => ParseResult.succeed(new PageImageDescriptor(descriptor).key)
 })
 
+/** A rectangle of a page image, in pixels of the image as drawn (its width and rotation). */
+export class PageImageCrop extends Schema.Class<PageImageCrop>("PageImageCrop")({
+  x: Schema.Int.pipe(Schema.nonNegative()),
+  y: Schema.Int.pipe(Schema.nonNegative()),
+  w: Schema.Int.pipe(Schema.positive()),
+  h: Schema.Int.pipe(Schema.positive())
+}) {}
+
+const cropPattern = /^(\d{1,9}),(\d{1,9}),(\d{1,9}),(\d{1,9})$/
+
+/** `crop=x,y,w,h`: four non-negative integers, w and h at least 1; any mistake is a 400 saying so. */
+export const PageImageCropFromString = Schema.transformOrFail(Schema.String, PageImageCrop, {
+  strict: true,
+  decode: (text, _, ast) => {
+    const match = cropPattern.exec(text)
+    const [x, y, w, h] = match ? match.slice(1).map(Number) : []
+    if (x === undefined || y === undefined || w === undefined || h === undefined || w < 1 || h < 1) {
+      return ParseResult.fail(
+        new ParseResult.Type(
+          ast,
+          text,
+          `crop must be x,y,w,h: four non-negative integers (pixels of the image as drawn), w and h at least 1, got '${text}'`
+        )
+      )
+    }
+    return ParseResult.succeed({ x, y, w, h })
+  },
+  encode: (crop) => ParseResult.succeed(`${crop.x},${crop.y},${crop.w},${crop.h}`)
+})
+
 export const PageImageParams = Schema.Struct({
-  pageImageDescription: Schema.optional(PageImageDescriptorFromString)
+  pageImageDescription: Schema.optional(PageImageDescriptorFromString),
+  crop: Schema.optional(PageImageCropFromString).annotations({
+    description:
+      "x,y,w,h: only this rectangle of the image as drawn (at the descriptor's width and rotation), clipped to the image"
+  })
 })

@@ -27,3 +27,14 @@ export class ProviderUnavailable extends Schema.TaggedError<ProviderUnavailable>
   { provider: Schema.String, message: Schema.String },
   HttpApiSchema.annotations({ status: 502 })
 ) {}
+
+/**
+ * The document was not opened through a provider (an upload, a URL), or is not one of a provider's
+ * files (an attachment inside one, a folder built from a tree, a file fetched from a URL): there is
+ * no provider to send its metadata to.
+ */
+export class DocumentHasNoProvider extends Schema.TaggedError<DocumentHasNoProvider>()(
+  "DocumentHasNoProvider",
+  { documentId: Schema.String, message: Schema.String },
+  HttpApiSchema.annotations({ status: 404 })
+) {}

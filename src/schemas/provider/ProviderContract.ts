@@ -65,3 +65,16 @@ export type ProviderAnnotation = typeof ProviderAnnotation.Type
 
 /** One entry of GET /annotations/ids. */
 export const ProviderAnnotationId = Schema.Struct({ id: Schema.String })
+
+/** A metadata value: what a client may set on a document's property. */
+export const ProviderMetadataValue = Schema.Union(Schema.String, Schema.Number, Schema.Boolean, Schema.Null)
+
+/**
+ * A document's metadata properties, name to value: the body of POST /documents/metadata (a null
+ * removes the property) and the answer of GET and POST /documents/metadata (never a null).
+ */
+export const ProviderMetadata = Schema.Record({ key: Schema.String, value: ProviderMetadataValue }).annotations({
+  identifier: "ProviderMetadata",
+  description: "Metadata property names to values (string, number, boolean; null removes the property)"
+})
+export type ProviderMetadata = typeof ProviderMetadata.Type

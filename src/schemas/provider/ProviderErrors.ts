@@ -45,3 +45,10 @@ export class AnnotationsUnreadable extends Schema.TaggedError<AnnotationsUnreada
   { message: Schema.String },
   HttpApiSchema.annotations({ status: 500 })
 ) {}
+
+/** 500: a document's metadata file is not what the provider writes; refused rather than overwritten. */
+export class MetadataUnreadable extends Schema.TaggedError<MetadataUnreadable>()(
+  "MetadataUnreadable",
+  { message: Schema.String },
+  HttpApiSchema.annotations({ status: 500 })
+) {}

@@ -9,11 +9,11 @@
 import { FileSystem } from "@effect/platform"
 import { Effect, Either, ParseResult, Schema } from "effect"
 import { randomBytes } from "node:crypto"
-import * as path from "node:path"
 import { ProviderAnnotation } from "../../schemas/provider/ProviderContract.ts"
-import { AnnotationNotFound, AnnotationsUnreadable, DocumentNotFound } from "../../schemas/provider/ProviderErrors.ts"
+import { AnnotationNotFound, AnnotationsUnreadable } from "../../schemas/provider/ProviderErrors.ts"
 import { makeKeyedLocks } from "../common/KeyedLocks.ts"
 import type { DocumentParameters } from "./DocumentNames.ts"
+import { type HiddenFile, hiddenFileOf, readHiddenText, writeJsonAtomically } from "./HiddenFiles.ts"
 import { ProviderDocuments } from "./ProviderDocuments.ts"
 import { ProviderRoot } from "./ProviderRoot.ts"
 
@@ -28,10 +28,7 @@ const decodeStored = Schema.decodeUnknownEither(Schema.parseJson(Schema.Array(Pr
 const newAnnotationId = () => `an_${randomBytes(9).toString("base64url")}`
 
 /** Where a file's annotations are kept, and how a message names that place. */
-interface AnnotationFile {
-  readonly file: string
-  readonly shown: string
-}
+type AnnotationFile = HiddenFile
 
 export class ProviderAnnotations extends Effect.Service<ProviderAnnotations>()("docstack/ProviderAnnotations", {
   effect: Effect.gen(function*() {
@@ -43,27 +40,15 @@ export class ProviderAnnotations extends Effect.Service<ProviderAnnotations>()("
     const locks = makeKeyedLocks()
 
     /** The annotation file of the file the parameters name; a folder has none. */
-    const annotationFile = Effect.fn("ProviderAnnotations.annotationFile")(function*(parameters: DocumentParameters) {
-      const { entry, naming } = yield* documents.locate(parameters)
-      if (entry.kind === "folder") {
-        return yield* new DocumentNotFound({
-          message: `${naming.written} is a folder: only files have annotations`
-        })
-      }
-      // Beside the real file: a file reached through a link shares its annotations with the file.
-      const file = path.join(path.dirname(entry.real), ANNOTATIONS_FOLDER, `${path.basename(entry.real)}.json`)
-      return { file, shown: root.shown(file) } satisfies AnnotationFile
-    })
+    const annotationFile = (parameters: DocumentParameters) =>
+      hiddenFileOf(documents, root, ANNOTATIONS_FOLDER, "annotations", parameters)
 
     const unreadable = (at: AnnotationFile, why: string) =>
       new AnnotationsUnreadable({ message: `The annotation file ${at.shown} cannot be read: ${why}` })
 
     const read = (at: AnnotationFile) =>
       Effect.gen(function*() {
-        const text = yield* fs.readFileString(at.file).pipe(
-          Effect.catchIf((e) => e._tag === "SystemError" && e.reason === "NotFound", () => Effect.succeed("[]")),
-          Effect.orDie
-        )
+        const text = yield* readHiddenText(fs, at, "[]")
         const decoded = decodeStored(text)
         if (Either.isLeft(decoded)) {
           return yield* unreadable(at, ParseResult.TreeFormatter.formatErrorSync(decoded.left))
@@ -79,16 +64,8 @@ export class ProviderAnnotations extends Effect.Service<ProviderAnnotations>()("
         return decoded.right as ReadonlyArray<StoredAnnotation>
       })
 
-    /** Replaces the file: written whole to a temporary file beside it, then renamed over it. */
     const write = (at: AnnotationFile, annotations: ReadonlyArray<StoredAnnotation>) =>
-      Effect.gen(function*() {
-        yield* fs.makeDirectory(path.dirname(at.file), { recursive: true })
-        const temporary = `${at.file}.${randomBytes(6).toString("hex")}.tmp`
-        yield* fs.writeFileString(temporary, `${JSON.stringify(annotations, null, 2)}\n`).pipe(
-          Effect.zipRight(fs.rename(temporary, at.file)),
-          Effect.tapError(() => fs.remove(temporary).pipe(Effect.ignore))
-        )
-      }).pipe(Effect.orDie)
+      writeJsonAtomically(fs, at, annotations)
 
     /** Reads, changes and writes one file's annotations, holding its lock throughout. */
     const change = <A, E>(

@@ -36,7 +36,8 @@ const SUPPORTED_FORMATS =
   "the broker shows PDF, images (PNG, JPEG, GIF, WebP, BMP, TIFF), office files (Word, Excel, PowerPoint, OpenDocument, RTF, CSV), " +
   "text, HTML, XPS, EPUB, emails (EML, MSG) and ZIP archives"
 
-const newDocumentId = () => `b64_${randomBytes(18).toString("base64url")}`
+/** A new document ID: 144 random bits, one path segment. */
+export const newDocumentId = () => `b64_${randomBytes(18).toString("base64url")}`
 
 const uploadTooLarge = (limitBytes: number) =>
   new UploadTooLarge({
@@ -223,17 +224,23 @@ export class DocumentRegistration extends Effect.Service<DocumentRegistration>()
        * Registers bytes fetched for a document whose ID the caller chose (a provider's document `b64_…`,
        * a provider folder's file `<id>/<i>`), replacing what was registered under it before unless it
        * had these very bytes. A `declared` format is taken as it is (a provider's folder), anything
-       * else is recognised; an unsupported format is refused (400).
+       * else is recognised; an unsupported format is refused (400). `exclusive`: an ID already taken
+       * is refused (409) instead, as an upload's assigned ID is.
        */
       registerFetched: Effect.fn("DocumentRegistration.registerFetched")(function*(
         documentId: string,
         stored: StoredBlob,
-        options: { readonly title: string | null; readonly declared?: DetectedFormat }
+        options: { readonly title: string | null; readonly declared?: DetectedFormat; readonly exclusive?: boolean }
       ) {
+        const { exclusive = false, ...registered } = options
         const previous = yield* registry.find(documentId)
+        if (Option.isSome(previous) && exclusive) {
+          yield* release([stored.hash])
+          return yield* DocumentAlreadyExists.of(documentId)
+        }
         if (Option.isSome(previous) && previous.value.sourceHash === stored.hash) return false
         if (Option.isSome(previous)) yield* remove(documentId)
-        yield* registerStored(documentId, stored, { ...options, failOnUnsupported: true })
+        yield* registerStored(documentId, stored, { ...registered, failOnUnsupported: true })
         return true
       }),
 

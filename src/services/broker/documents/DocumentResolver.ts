@@ -244,7 +244,8 @@ export class DocumentResolver extends Effect.Service<DocumentResolver>()("docsta
             (pages) => Number.isInteger(page) && page >= 0 && page < pages.length,
             (pages) =>
               new InvalidRequest({
-                message: `Page ${page} does not exist: the document has pages 0 to ${pages.length - 1}`
+                message: `Page ${page} does not exist: the document has pages 0 to ${pages.length - 1}`,
+                reason: "pageOutOfRange"
               })
           )
         ),

@@ -1,11 +1,17 @@
 /**
  * Page images as the broker serves them: the request checked against the page and the limits, the
  * image taken from memory (recent ones), from the derived cache on disk, or drawn by the engine;
- * requests for one image at the same moment share one drawing.
+ * requests for one image at the same moment share one drawing. A cropped image is cut from the
+ * whole page's, after the caches, so that every rectangle of a page shares the one drawing.
  */
 import { Cache, Config, Duration, Effect, Exit, Schema } from "effect"
+import sharp from "sharp"
 import { InvalidRequest } from "../../../schemas/broker/Document.ts"
-import { type PageImageDescriptor, PageImageDescriptorFromString } from "../../../schemas/broker/PageImage.ts"
+import {
+  type PageImageCrop,
+  type PageImageDescriptor,
+  PageImageDescriptorFromString
+} from "../../../schemas/broker/PageImage.ts"
 import { DerivedCache } from "../../common/DerivedCache.ts"
 import { pageImageName, Renditions } from "../conversion/Renditions.ts"
 import { DocumentResolver, processingFailed } from "../documents/DocumentResolver.ts"
@@ -47,10 +53,41 @@ export class PageImages extends Effect.Service<PageImages>()("docstack/PageImage
       timeToLive: (exit) => (Exit.isSuccess(exit) ? Duration.minutes(30) : Duration.zero)
     })
 
+    /**
+     * The rectangle of a whole page's PNG, clipped to it; 400 when it lies wholly outside. The size
+     * is read from the PNG itself, not computed: the drawing's rounding decides what "outside" is.
+     */
+    const cropped = (png: Uint8Array, crop: PageImageCrop) =>
+      Effect.gen(function*() {
+        const { height = 0, width = 0 } = yield* Effect.promise(() => sharp(png).metadata())
+        if (crop.x >= width || crop.y >= height) {
+          return yield* new InvalidRequest({
+            message:
+              `The crop rectangle ${crop.x},${crop.y},${crop.w},${crop.h} lies outside the ${width}x${height} image`
+          })
+        }
+        const region = {
+          left: crop.x,
+          top: crop.y,
+          width: Math.min(crop.w, width - crop.x),
+          height: Math.min(crop.h, height - crop.y)
+        }
+        const buffer = yield* Effect.promise(() => sharp(png).extract(region).png().toBuffer())
+        return new Uint8Array(buffer.buffer, buffer.byteOffset, buffer.byteLength)
+      })
+
     return {
-      /** The page as a PNG drawn as `requested` says (DEFAULT_PAGE_IMAGE when it says nothing). */
+      /**
+       * The page as a PNG drawn as `requested` says (DEFAULT_PAGE_IMAGE when it says nothing), or
+       * only the `crop` rectangle of it.
+       */
       pageImage: Effect.fn("PageImages.pageImage")(
-        function*(documentId: string, page: number, requested: PageImageDescriptor | undefined) {
+        function*(
+          documentId: string,
+          page: number,
+          requested: PageImageDescriptor | undefined,
+          crop?: PageImageCrop | undefined
+        ) {
           const doc = yield* resolver.ready(documentId)
           const pages = yield* resolver.checkPage(doc, page)
           const descriptor = requested ?? defaultDescriptor
@@ -71,9 +108,10 @@ export class PageImages extends Effect.Service<PageImages>()("docstack/PageImage
             })
           }
           const pdf = yield* resolver.pdfOf(doc)
-          return yield* recent.get(JSON.stringify([pdf.hash, pdf.path, page, descriptor.key])).pipe(
+          const png = yield* recent.get(JSON.stringify([pdf.hash, pdf.path, page, descriptor.key])).pipe(
             Effect.mapError(processingFailed(doc.id))
           )
+          return crop === undefined ? png : yield* cropped(png, crop)
         }
       )
     }

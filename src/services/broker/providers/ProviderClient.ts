@@ -19,6 +19,7 @@ import {
   ProviderAnnotationId,
   ProviderDocument,
   type ProviderFolder,
+  ProviderMetadata,
   type ProviderParameters
 } from "../../../schemas/provider/ProviderContract.ts"
 import * as NodeHttpClient from "../../common/NodeHttpClient.ts"
@@ -41,6 +42,8 @@ export type ProviderAnswer =
   | { readonly kind: "folder"; readonly folder: ProviderFolder }
 
 const ProviderAnnotations = Schema.Array(ProviderAnnotation)
+
+const METADATA_PATH = "documents/metadata"
 const ProviderAnnotationIds = Schema.Array(ProviderAnnotationId)
 
 /** What a provider says when it refuses: its JSON `message`, else the start of its text. */
@@ -147,7 +150,8 @@ export class ProviderClient extends Effect.Service<ProviderClient>()("docstack/P
             })
           case 400:
             if (method === "POST" || method === "PUT") {
-              return yield* new InvalidRequest({ message: `Provider ${provider.name} refused the annotation${said}` })
+              const what = path === METADATA_PATH ? "metadata" : "annotation"
+              return yield* new InvalidRequest({ message: `Provider ${provider.name} refused the ${what}${said}` })
             }
         }
         return yield* unavailable(provider, `answered ${response.status} to ${method} /${path}${said}`)
@@ -247,6 +251,10 @@ export class ProviderClient extends Effect.Service<ProviderClient>()("docstack/P
           "an annotation",
           annotation
         ),
+
+      /** POST /documents/metadata: the changes merged by the provider; answers all it stores. */
+      updateMetadata: (provider: Provider, parameters: ProviderParameters, changes: ProviderMetadata) =>
+        jsonCall(provider, "POST", METADATA_PATH, parameters, ProviderMetadata, "metadata", changes),
 
       removeAnnotation: (provider: Provider, parameters: ProviderParameters, annotationId: string) =>
         call(provider, "DELETE", annotationPath(annotationId), parameters).pipe(

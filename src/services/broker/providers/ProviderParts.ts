@@ -2,17 +2,30 @@
  * A provider folder's files, fetched the first time anything asks for them (a layout, a page, a
  * merged download) with their own parameters and the credentials of the folder's latest opening,
  * and registered as documents `<folder id>/<index>` (the LinkedParts port of the documents feature).
+ * A file whose parameters are only `documentUrl` (an http(s) URL) is not the provider's: the broker
+ * fetches it itself, as POST /accessor/load does, so that one folder can mix a provider's documents
+ * with documents at URLs.
  */
-import { Effect, Layer, Option } from "effect"
+import { Effect, Layer, Option, Stream } from "effect"
 import { DocumentNotFound, DocumentProcessingFailed } from "../../../schemas/broker/Document.ts"
 import { makeKeyedLocks } from "../../common/KeyedLocks.ts"
 import type { PartLink } from "../composite/Parts.ts"
 import { DocumentRegistration } from "../documents/DocumentRegistration.ts"
 import { LinkedParts } from "../documents/LinkedParts.ts"
+import { UrlFetcher } from "../documents/UrlFetcher.ts"
 import { DocumentRegistry } from "../registry/DocumentRegistry.ts"
 import { ProviderClient } from "./ProviderClient.ts"
 import { ProviderSettings } from "./ProviderSettings.ts"
 import { ProviderStore } from "./ProviderStore.ts"
+
+/**
+ * A link the broker fetches from a URL: `documentUrl` alone, http or https (never a local file: a
+ * provider's answer must not open the broker's disk, whatever FILE_URL_ROOTS allows /accessor/load).
+ */
+export const isUrlLink = (parameters: PartLink["parameters"]) => {
+  const names = Object.keys(parameters)
+  return names.length === 1 && names[0] === "documentUrl" && /^https?:\/\//i.test(parameters.documentUrl!)
+}
 
 export const ProviderPartsLive = Layer.effect(
   LinkedParts,
@@ -22,14 +35,18 @@ export const ProviderPartsLive = Layer.effect(
     const store = yield* ProviderStore
     const registration = yield* DocumentRegistration
     const registry = yield* DocumentRegistry
+    const urls = yield* UrlFetcher
     const locks = makeKeyedLocks()
 
-    const fetchPart = (id: string, link: PartLink) =>
+    /** The link's bytes: from its URL (private addresses refused as for /accessor/load), else from its provider. */
+    const fetchLink = (id: string, link: PartLink, failed: (message: string) => DocumentProcessingFailed) =>
       Effect.gen(function*() {
-        const failed = (message: string) => new DocumentProcessingFailed({ documentId: id, message })
-        // Another request may have fetched it while this one waited for the lock.
-        const known = yield* registry.find(id)
-        if (Option.isSome(known)) return known.value
+        if (isUrlLink(link.parameters)) {
+          const fetched = yield* urls.fetch(link.parameters.documentUrl!).pipe(
+            Effect.mapError((e) => failed(e.message))
+          )
+          return Stream.mapError(fetched.body, (e) => failed(e.message))
+        }
         const rootId = id.split("/")[0]!
         const root = yield* store.find(rootId)
         if (Option.isNone(root)) {
@@ -50,7 +67,17 @@ export const ProviderPartsLive = Layer.effect(
         if (answer.kind === "folder") {
           return yield* failed(`Provider ${provider.name} answered a folder for ${link.name}, listed as a file`)
         }
-        const stored = yield* registration.storeFetched(answer.body).pipe(Effect.mapError((e) => failed(e.message)))
+        return Stream.mapError(answer.body, (e) => failed(e.message))
+      })
+
+    const fetchPart = (id: string, link: PartLink) =>
+      Effect.gen(function*() {
+        const failed = (message: string) => new DocumentProcessingFailed({ documentId: id, message })
+        // Another request may have fetched it while this one waited for the lock.
+        const known = yield* registry.find(id)
+        if (Option.isSome(known)) return known.value
+        const body = yield* fetchLink(id, link, failed)
+        const stored = yield* registration.storeFetched(body).pipe(Effect.mapError((e) => failed(e.message)))
         // Titled as the folder lists it, as its layout shows it.
         yield* registration.registerFetched(id, stored, { title: link.name }).pipe(
           // Another broker process registered it meanwhile: the same bytes, so as good.
@@ -71,6 +98,7 @@ export const ProviderPartsLive = Layer.effect(
     ProviderClient.Default,
     ProviderStore.Default,
     DocumentRegistration.Default,
-    DocumentRegistry.Default
+    DocumentRegistry.Default,
+    UrlFetcher.Default
   ])
 )

@@ -3,17 +3,19 @@
  * (docs/providers.md). The same identifying parameters always give the same document ID; the
  * content is fetched once and used for PROVIDER_CACHE_TTL, but the provider is asked on every
  * opening, so a user it refuses is refused even while another user's copy is cached.
+ * POST /registry/folders: a container built from a client's tree, registered the same way as a
+ * provider's folder answer.
  */
 import { Config, Duration, Effect, Option, Stream } from "effect"
 import { createHash } from "node:crypto"
 import { DocumentIdRef, InvalidRequest, UploadTooLarge } from "../../../schemas/broker/Document.ts"
 import { ProviderUnavailable } from "../../../schemas/broker/Providers.ts"
-import type { ProviderParameters } from "../../../schemas/provider/ProviderContract.ts"
+import type { ProviderFolder, ProviderParameters } from "../../../schemas/provider/ProviderContract.ts"
 import { capBody, uploadDrainBytes } from "../../common/BodyLimit.ts"
 import { makeKeyedLocks } from "../../common/KeyedLocks.ts"
 import { folderMaxEntries, folderParts } from "../composite/ProviderFolders.ts"
 import { formatOfRecord } from "../conversion/FormatDetector.ts"
-import { DocumentRegistration } from "../documents/DocumentRegistration.ts"
+import { DocumentRegistration, newDocumentId } from "../documents/DocumentRegistration.ts"
 import { DocumentRegistry } from "../registry/DocumentRegistry.ts"
 import { ProviderClient } from "./ProviderClient.ts"
 import { type Provider, ProviderSettings } from "./ProviderSettings.ts"
@@ -94,6 +96,28 @@ export class RegistryDocuments extends Effect.Service<RegistryDocuments>()("docs
         message: `Provider ${provider.name} sent a file larger than ${error.limitBytes} bytes (MAX_UPLOAD_BYTES)`
       })
 
+    /**
+     * A folder tree (a provider's answer, or one a client built) registered as the container
+     * `documentId`: checked now (PROVIDER_FOLDER_MAX_ENTRIES), stored as received, its files links
+     * fetched on first use (ProviderParts.ts). Answers whether it replaced what was registered;
+     * `exclusive` refuses an ID already taken (409) instead of replacing.
+     */
+    const registerFolder = (documentId: string, folder: ProviderFolder, exclusive: boolean) =>
+      Effect.gen(function*() {
+        yield* folderParts(folder, maxEntries)
+        const bytes = new TextEncoder().encode(JSON.stringify(folder))
+        const stored = yield* registration.storeFetched(Stream.succeed(bytes))
+        return yield* registration.registerFetched(documentId, stored, {
+          title: folder.name === "" ? null : folder.name,
+          declared: FOLDER,
+          exclusive
+        })
+      })
+
+    /** Who asks, as the provider names it: only its authentication parameters. */
+    const credentialsOf = (provider: Provider, given: ProviderParameters) =>
+      Object.fromEntries(Object.entries(given).filter(([name]) => provider.authenticationParameters.has(name)))
+
     /** Fetches the document (or, when the cached copy is fresh, only asks) and registers it under `documentId`. */
     const fetchInto = (
       documentId: string,
@@ -123,22 +147,17 @@ export class RegistryDocuments extends Effect.Service<RegistryDocuments>()("docs
           )
           return yield* store.save(documentId, provider.name, identifying, credentials)
         }
-        // A folder: checked now (entries), stored as received; its files are fetched on first use.
-        yield* folderParts(answer.folder, maxEntries).pipe(
-          Effect.mapError((e) =>
-            new ProviderUnavailable({ provider: provider.name, message: `Provider ${provider.name}: ${e.message}` })
-          )
+        const replaced = yield* registerFolder(documentId, answer.folder, false).pipe(
+          Effect.catchTags({
+            FolderRejected: (e) =>
+              Effect.fail(
+                new ProviderUnavailable({ provider: provider.name, message: `Provider ${provider.name}: ${e.message}` })
+              ),
+            UploadTooLarge: (e) =>
+              Effect.fail(tooLarge(provider)(e)),
+            DocumentAlreadyExists: registeredMeanwhile
+          })
         )
-        const bytes = new TextEncoder().encode(JSON.stringify(answer.folder))
-        const stored = yield* registration.storeFetched(Stream.succeed(bytes)).pipe(
-          Effect.catchIf((e): e is UploadTooLarge =>
-            e instanceof UploadTooLarge, (e) =>
-            Effect.fail(tooLarge(provider)(e)))
-        )
-        const replaced = yield* registration.registerFetched(documentId, stored, {
-          title: answer.folder.name === "" ? null : answer.folder.name,
-          declared: FOLDER
-        }).pipe(Effect.catchTag("DocumentAlreadyExists", registeredMeanwhile))
         if (replaced || !fresh) {
           // The same tree fetched again after its time: its files are fetched again too, on next use.
           if (!replaced) {
@@ -179,11 +198,33 @@ export class RegistryDocuments extends Effect.Service<RegistryDocuments>()("docs
                 } (for example id=folder/file.pdf)`
             })
           }
-          const credentials = Object.fromEntries(
-            Object.entries(forwarded).filter(([name]) => provider.authenticationParameters.has(name))
-          )
+          const credentials = credentialsOf(provider, forwarded)
           const documentId = providerDocumentId(provider.name, identifying)
           yield* locks.withLock(documentId)(fetchInto(documentId, provider, forwarded, identifying, credentials))
+          return new DocumentIdRef({ id: documentId })
+        }
+      ),
+
+      /**
+       * POST /registry/folders: a container built from a tree the client gives, registered as a
+       * provider's folder answer is, under `assignedId` (409 if taken) or a new ID. Its files are
+       * fetched on first use from the provider (with `asked`'s credentials) or, for a `documentUrl`
+       * link, from the URL.
+       */
+      openTree: Effect.fn("RegistryDocuments.openTree")(
+        function*(
+          providerName: string | undefined,
+          folder: ProviderFolder,
+          assignedId: string | undefined,
+          asked: ProviderParameters
+        ) {
+          const provider = yield* providerFor(providerName)
+          const documentId = assignedId ?? newDocumentId()
+          yield* registerFolder(documentId, folder, true).pipe(
+            Effect.catchTag("FolderRejected", (e) => Effect.fail(new InvalidRequest({ message: e.message })))
+          )
+          // The tree itself names nothing at the provider: no identifying parameters of its own.
+          yield* store.save(documentId, provider.name, {}, credentialsOf(provider, asked))
           return new DocumentIdRef({ id: documentId })
         }
       )
