@@ -14,6 +14,7 @@ import { DocumentsHttpLive } from "../http/broker/DocumentsHttp.ts"
 import { ProvidersHttpLive } from "../http/broker/ProvidersHttp.ts"
 import { TransformationsHttpLive } from "../http/broker/TransformationsHttp.ts"
 import { brokerErrorShape } from "../http/common/ErrorBodies.ts"
+import { AnnotationImport } from "../services/broker/annotations/AnnotationImport.ts"
 import { Annotations } from "../services/broker/annotations/Annotations.ts"
 import { Comparisons } from "../services/broker/comparisons/Comparisons.ts"
 import { Conversions } from "../services/broker/documents/Conversions.ts"
@@ -80,6 +81,7 @@ export const BrokerServicesLive = Layer.mergeAll(Health.Default, OrderWorkersLiv
       Comparisons.Default,
       Conversions.Default,
       Annotations.Default,
+      AnnotationImport.Default,
       DocumentRegistration.Default,
       DocumentResolver.Default,
       DocumentInfo.Default,

@@ -177,6 +177,15 @@ export class DocumentsGroup extends HttpApiGroup.make("documents")
         "Every annotation the document shows (the broker's and those of the PDF file) as XFDF; 404 when it has none."
       )
   )
+  .add(
+    HttpApiEndpoint.post("importAnnotationsFile")`/documents/${documentId}/file/annotations`
+      .setPayload(Binary("application/octet-stream", "An XFDF or FDF file (told apart by content)"))
+      .addSuccess(Schema.Array(DocumentIdRef))
+      .annotate(
+        OpenApi.Description,
+        "Applies an XFDF or FDF file (FDF when it starts with %FDF-) to the document's annotations, placed with each page's real geometry: an annotation whose name is the id of one of the document's annotations replaces it, every other is added. Answers the ids of the annotations written, in the file's order. 400 (nothing written) for an unreadable file, one larger than ANNOTATION_FILE_MAX_BYTES, an annotation on a page the document lacks or an invalid one, or a composite document."
+      )
+  )
   .add(HttpApiEndpoint.get("conversions")`/documents/${documentId}/conversions`.addSuccess(Schema.Array(OrderIdRef)))
   .addError(InvalidRequest)
   .addError(DocumentNotFound)

@@ -1,5 +1,6 @@
 import { HttpApiBuilder, HttpServerResponse } from "@effect/platform"
 import { Effect } from "effect"
+import { AnnotationImport } from "../../services/broker/annotations/AnnotationImport.ts"
 import { Annotations } from "../../services/broker/annotations/Annotations.ts"
 import { Conversions } from "../../services/broker/documents/Conversions.ts"
 import { DocumentFiles } from "../../services/broker/documents/DocumentFiles.ts"
@@ -27,6 +28,7 @@ export const DocumentsHttpLive = HttpApiBuilder.group(BrokerApi, "documents", (h
     const signatures = yield* DocumentSignatures
     const conversions = yield* Conversions
     const annotations = yield* Annotations
+    const annotationImport = yield* AnnotationImport
     const transformations = yield* Transformations
     return handlers
       .handleRaw("upload", ({ request, urlParams }) =>
@@ -79,6 +81,12 @@ export const DocumentsHttpLive = HttpApiBuilder.group(BrokerApi, "documents", (h
         transformations.printable(path.documentId, urlParams.annotations).pipe(Effect.map((f) =>
           fileResponse(f, "inline")
         )))
+      .handleRaw("importAnnotationsFile", ({ path, request }) =>
+        octetStreamBody(request, "annotation file").pipe(
+          Effect.flatMap((body) =>
+            annotationImport.importFile(path.documentId, body)
+          )
+        ))
       .handle("conversions", ({ path }) =>
         conversions.forDocument(path.documentId))
       .handle("annotationsFile", ({ path }) =>

@@ -29,7 +29,7 @@ import type { PdfAnnotation } from "./PdfAnnotation.ts"
 import { parseXfdf, writeXfdf } from "./Xfdf.ts"
 
 export const AnnotationsConfig = Config.all({
-  /** Largest FDF or XFDF file POST /annotations/conversion takes. */
+  /** Largest FDF or XFDF file POST /annotations/conversion and POST /documents/{id}/file/annotations take. */
   maxFileBytes: Config.integer("ANNOTATION_FILE_MAX_BYTES").pipe(Config.withDefault(50 * 1024 * 1024)),
   drainBytes: uploadDrainBytes,
   /** Most annotations one PUT, POST or DELETE may name: each is checked and written in one transaction. */
@@ -203,6 +203,36 @@ export class Annotations extends Effect.Service<Annotations>()("docstack/Annotat
             : Effect.succeed(a.id.id)
       )
 
+    /**
+     * Checks every annotation, then writes them all in one transaction: one that `replaces` an
+     * annotation takes its ID, creation date and origin; any other is added under a new ID. Answers
+     * the IDs written, in order.
+     */
+    const save = (
+      documentId: string,
+      annotations: ReadonlyArray<Annotation>,
+      { fileIds, pages }: { readonly fileIds: ReadonlySet<string>; readonly pages: ReadonlyArray<PageGeometry> },
+      replaces: (a: Annotation) => Annotation | undefined
+    ) =>
+      Effect.gen(function*() {
+        yield* check(annotations, pages, replaces)
+        const now = new Date().toISOString()
+        const rows = annotations.map((a) => {
+          const before = replaces(a)
+          if (before === undefined) {
+            return { annotation: completed(a, newAnnotationId(), documentId, now, undefined, "store"), fromFile: false }
+          }
+          const id = before.id!.id
+          const fromFile = fileIds.has(id)
+          return {
+            annotation: completed(a, id, documentId, now, before.creationDate, fromFile ? "file" : "store"),
+            fromFile
+          }
+        })
+        yield* store.save(documentId, rows)
+        return rows.map((r) => r.annotation.id!.id)
+      })
+
     /** Every annotation of the document in PDF space, with the geometry of its pages: for files written with them. */
     const inPdfSpace = (documentId: string) =>
       current(documentId).pipe(
@@ -213,6 +243,21 @@ export class Annotations extends Effect.Service<Annotations>()("docstack/Annotat
           fileHasAnnotations: fileIds.size > 0
         }))
       )
+
+    /** An FDF or XFDF body, up to ANNOTATION_FILE_MAX_BYTES: a larger one is refused without being held in memory. */
+    const readFile = (body: Stream.Stream<Uint8Array, InvalidRequest>, what: string) =>
+      Effect.gen(function*() {
+        const tooLarge = () =>
+          new InvalidRequest({
+            message: `The ${what} file is larger than ${config.maxFileBytes} bytes (ANNOTATION_FILE_MAX_BYTES)`
+          })
+        const chunks = yield* Stream.runCollect(capBody(body, config.maxFileBytes, config.drainBytes, tooLarge))
+        const bytes = Buffer.concat([...chunks])
+        if (bytes.byteLength === 0) {
+          return yield* new InvalidRequest({ message: `The body is empty: send the ${what} file's bytes` })
+        }
+        return bytes
+      })
 
     const parse = (
       type: AnnotationFileType,
@@ -231,45 +276,36 @@ export class Annotations extends Effect.Service<Annotations>()("docstack/Annotat
       /** PUT: new annotations, each given an ID. */
       create: Effect.fn("Annotations.create")(function*(documentId: string, body: AnnotationList) {
         yield* withinLimit(body.annotations)
-        const { pages } = yield* current(documentId)
-        yield* check(body.annotations, pages)
-        const now = new Date().toISOString()
-        yield* store.save(
-          documentId,
-          body.annotations.map((a) => ({
-            annotation: completed(a, newAnnotationId(), documentId, now, undefined, "store"),
-            fromFile: false
-          }))
-        )
+        yield* save(documentId, body.annotations, yield* current(documentId), () => undefined)
       }),
 
       /** POST: annotations replaced, each named by its ID; one unknown ID changes nothing. */
       update: Effect.fn("Annotations.update")(function*(documentId: string, body: AnnotationList) {
         yield* withinLimit(body.annotations)
-        const { all, fileIds, pages } = yield* current(documentId)
+        const state = yield* current(documentId)
         const ids = yield* idsOf(body.annotations)
-        const existing = new Map(all.map((a) => [a.id!.id, a]))
+        const existing = new Map(state.all.map((a) => [a.id!.id, a]))
         const unknown = ids.filter((id) => !existing.has(id))
         if (unknown.length > 0) return yield* missing(documentId, unknown)
-        yield* check(body.annotations, pages, (a) => existing.get(a.id!.id))
-        const now = new Date().toISOString()
-        yield* store.save(
+        yield* save(documentId, body.annotations, state, (a) => existing.get(a.id!.id))
+      }),
+
+      /**
+       * Annotations read from a file (AnnotationImport.ts): one whose ID is that of one of the
+       * document's annotations replaces it, every other is added under a new ID. Not bounded by
+       * ANNOTATIONS_PER_REQUEST: the file's size bounds them. Answers the IDs written, in order.
+       */
+      replaceOrAdd: Effect.fn("Annotations.replaceOrAdd")(function*(
+        documentId: string,
+        annotations: ReadonlyArray<Annotation>
+      ) {
+        const state = yield* current(documentId)
+        const existing = new Map(state.all.map((a) => [a.id!.id, a]))
+        return yield* save(
           documentId,
-          body.annotations.map((a, i) => {
-            const before = existing.get(ids[i]!)!
-            const fromFile = fileIds.has(ids[i]!)
-            return {
-              annotation: completed(
-                new Annotation({ ...a, date: a.date ?? now }),
-                ids[i]!,
-                documentId,
-                now,
-                before.creationDate,
-                fromFile ? "file" : "store"
-              ),
-              fromFile
-            }
-          })
+          annotations,
+          state,
+          (a) => (a.id === undefined ? undefined : existing.get(a.id.id))
         )
       }),
 
@@ -311,16 +347,7 @@ export class Annotations extends Effect.Service<Annotations>()("docstack/Annotat
         body: Stream.Stream<Uint8Array, InvalidRequest>
       ) {
         yield* resolver.check(documentId)
-        // Kept up to the limit only: a larger body is refused without being held in memory.
-        const tooLarge = () =>
-          new InvalidRequest({
-            message: `The ${sourceType} file is larger than ${config.maxFileBytes} bytes (ANNOTATION_FILE_MAX_BYTES)`
-          })
-        const chunks = yield* Stream.runCollect(capBody(body, config.maxFileBytes, config.drainBytes, tooLarge))
-        const bytes = Buffer.concat([...chunks])
-        if (bytes.byteLength === 0) {
-          return yield* new InvalidRequest({ message: `The body is empty: send the ${sourceType} file's bytes` })
-        }
+        const bytes = yield* readFile(body, sourceType)
         const annotations = yield* parse(sourceType, bytes).pipe(
           Effect.mapError((e) => new InvalidRequest({ message: e.message }))
         )
@@ -329,6 +356,7 @@ export class Annotations extends Effect.Service<Annotations>()("docstack/Annotat
       }),
 
       inPdfSpace,
+      readFile,
       problemsOf,
       basisOf
     }
