@@ -1,12 +1,13 @@
 /**
  * The plan of the house, checked against the code (docs/architecture.md): feature folders import
- * downward only, so no two folders import each other, directly or around a loop; and no room is
- * too large (STYLE.md: one job per file, about 600 lines at most).
+ * downward only, so no two folders import each other, directly or around a loop; the viewer reaches
+ * brokers only through their contract; and no room is too large (STYLE.md: one job per file, about
+ * 600 lines at most).
  */
 import { describe, expect, it } from "@effect/vitest"
 import { execFileSync } from "node:child_process"
 import { readFileSync } from "node:fs"
-import { folderCycles, folderGraph } from "../scripts/import-graph.ts"
+import { fileImports, folderCycles, folderGraph } from "../scripts/import-graph.ts"
 
 const LONGEST_FILE = 600
 
@@ -28,6 +29,21 @@ describe("architecture", () => {
       )
       expect(above, ground).toEqual([])
     }
+  })
+
+  it("the viewer knows the broker only by its contract (src/http/broker/Api.ts, src/schemas/broker)", () => {
+    const viewer = [...fileImports()].filter(([file]) =>
+      file.startsWith("src/services/viewer/") || file.startsWith("src/http/viewer/")
+    )
+    // The viewer's own files are there to be checked: a moved folder must not make this pass.
+    expect(viewer.length).toBeGreaterThan(10)
+    const intoBroker = viewer.flatMap(([file, targets]) =>
+      targets.filter((target) =>
+        target.startsWith("src/services/broker/") ||
+        (target.startsWith("src/http/broker/") && target !== "src/http/broker/Api.ts")
+      ).map((target) => `${file} -> ${target}`)
+    )
+    expect(intoBroker).toEqual([])
   })
 
   it(`no source, test or script file is over ${LONGEST_FILE} lines`, () => {

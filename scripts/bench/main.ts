@@ -20,6 +20,8 @@ import { quietWaiter } from "./lib/quiet.ts"
 import type { MachineFacts, SectionOptions } from "./lib/section.ts"
 import { renderOfficeSummary, runOfficeBench } from "./office.ts"
 import { renderOrdersSummary, runOrdersBench } from "./orders.ts"
+import { runViewerBench } from "./viewer.ts"
+import { renderViewerSummary } from "./viewer/report.ts"
 
 const root = resolve(fileURLToPath(new URL("../..", import.meta.url)))
 
@@ -37,6 +39,7 @@ const QUIET_BUDGET_MS = intEnv("BENCH_QUIET_BUDGET", 150, 0, 600) * 1000
 const THROUGHPUT_PAGES = intEnv("BENCH_THROUGHPUT_PAGES", 400, 2, 400)
 /** A smoke run measures for 3 s unless told otherwise. */
 const GATEWAY_SECONDS = intEnv("BENCH_GATEWAY_SECONDS", RUNS < 3 ? 3 : 20, 1, 300)
+const VIEWER_SECONDS = intEnv("BENCH_VIEWER_SECONDS", RUNS < 3 ? 2 : 5, 1, 120)
 
 const log = (message: string) => console.log(`[bench ${new Date().toISOString().slice(11, 19)}] ${message}`)
 
@@ -99,6 +102,21 @@ const SECTIONS = {
   orders: {
     smoke: RUNS < 3,
     measure: async (options) => renderOrdersSummary(await runOrdersBench(options))
+  },
+  viewer: {
+    smoke: RUNS < 3 || VIEWER_SECONDS < 5,
+    measure: async (options) =>
+      renderViewerSummary(
+        await runViewerBench({
+          ...options,
+          seconds: VIEWER_SECONDS,
+          concurrency: intEnv("BENCH_VIEWER_CONCURRENCY", 16, 1, 256),
+          databaseUrl: process.env.BENCH_DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/test",
+          profileDir: process.env.BENCH_VIEWER_PROFILE === "1"
+            ? join(root, "bench", "tmp", "viewer-profiles", basename(options.tmp))
+            : undefined
+        })
+      )
   }
 } satisfies Record<string, Section>
 type SectionName = keyof typeof SECTIONS

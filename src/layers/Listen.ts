@@ -7,7 +7,7 @@ import { Config, Effect, Layer } from "effect"
 import { createServer } from "node:http"
 
 export const listen = <RApp, EApp, S, E, RS>(
-  name: "BROKER" | "GATEWAY" | "PROVIDER",
+  name: "BROKER" | "GATEWAY" | "PROVIDER" | "VIEWER",
   defaultPort: number,
   app: Layer.Layer<never, EApp, RApp>,
   services: Layer.Layer<S, E, RS>

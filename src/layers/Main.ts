@@ -8,9 +8,10 @@ import { GatewayLive } from "./Gateway.ts"
 import { PlatformLive } from "./Infrastructure.ts"
 import { ProviderLive } from "./Provider.ts"
 import { SqlLive } from "./Sql.ts"
+import { ViewerLive } from "./Viewer.ts"
 
 /** The services, and whether each keeps state in the database (the reference provider keeps files only). */
-const services = { broker: true, gateway: true, provider: false } as const
+const services = { broker: true, gateway: true, provider: false, viewer: true } as const
 type ServiceName = keyof typeof services
 
 /** The services the command line names (all when it names none); an unknown name ends the process with the list of known ones. */
@@ -41,6 +42,8 @@ export const runStack = (args: ReadonlyArray<string>) =>
     const launch = (name: ServiceName) =>
       name === "provider"
         ? Layer.launch(ProviderLive.pipe(Layer.provide(platform)))
-        : Layer.launch((name === "broker" ? BrokerLive : GatewayLive).pipe(Layer.provide(database!)))
+        : Layer.launch(
+          ({ broker: BrokerLive, gateway: GatewayLive, viewer: ViewerLive })[name].pipe(Layer.provide(database!))
+        )
     yield* Effect.all(names.map(launch), { concurrency: "unbounded" })
   }).pipe(Effect.scoped)

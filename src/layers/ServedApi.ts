@@ -3,7 +3,14 @@
  * explorer at /swagger-ui/index.html, every error in the service's error shape, JSON bodies within
  * their limit, and each request logged.
  */
-import { type HttpApi, HttpApiBuilder, type HttpApiGroup, HttpApiSwagger, HttpMiddleware } from "@effect/platform"
+import {
+  type HttpApi,
+  HttpApiBuilder,
+  type HttpApiGroup,
+  HttpApiSwagger,
+  type HttpApp,
+  HttpMiddleware
+} from "@effect/platform"
 import { Effect, Layer } from "effect"
 import { errorBodies, type ErrorShape, internalErrors } from "../http/common/ErrorBodies.ts"
 import { jsonBodyLimit, limitJsonBodies } from "../http/common/RequestLimits.ts"
@@ -14,15 +21,18 @@ export const servedApi = <Id extends string, Groups extends HttpApiGroup.HttpApi
   /** The setting that bounds a JSON body, and its default. */
   readonly bodyLimit: { readonly name: string; readonly fallback: number }
   readonly routes: Layer.Layer<HttpApi.Api, never, RRoutes>
+  /** Around everything else (the viewer's request metrics). */
+  readonly middleware?: (app: HttpApp.Default) => HttpApp.Default
 }) =>
   Layer.unwrapEffect(
     jsonBodyLimit(options.bodyLimit.name, options.bodyLimit.fallback).pipe(
       Effect.map((maxBytes) =>
-        HttpApiBuilder.serve((app) =>
-          HttpMiddleware.logger(
+        HttpApiBuilder.serve((app) => {
+          const served = HttpMiddleware.logger(
             errorBodies(options.shape)(limitJsonBodies(options.shape, maxBytes, options.bodyLimit.name)(app))
           )
-        ).pipe(
+          return options.middleware === undefined ? served : options.middleware(served)
+        }).pipe(
           Layer.provide(internalErrors(options.api, options.shape)),
           Layer.provide(HttpApiSwagger.layer({ path: "/swagger-ui/index.html" })),
           Layer.provide(HttpApiBuilder.middlewareOpenApi({ path: "/v3/api-docs" })),

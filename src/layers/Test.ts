@@ -15,6 +15,7 @@ import { BrokerApp, BrokerServicesLive } from "./Broker.ts"
 import { GatewayApp, GatewayServicesLive } from "./Gateway.ts"
 import { InfrastructureLive, PlatformLive } from "./Infrastructure.ts"
 import { ProviderApp, ProviderServicesLive } from "./Provider.ts"
+import { ViewerApp, ViewerServicesLive } from "./Viewer.ts"
 
 /** Where the broker under test answers, e.g. `http://127.0.0.1:41234`. */
 export class BrokerUrl extends Context.Tag("test/BrokerUrl")<BrokerUrl, string>() {}
@@ -45,6 +46,9 @@ export const isolatedDatabaseUrl = (url: string) =>
 
 /** Where the gateway under test answers. */
 export class GatewayUrl extends Context.Tag("test/GatewayUrl")<GatewayUrl, string>() {}
+
+/** Where the viewer under test answers (its servlets are under VIEWER_BASE_PATH, /viewergwt/ by default). */
+export class ViewerUrl extends Context.Tag("test/ViewerUrl")<ViewerUrl, string>() {}
 
 /** Where the reference provider under test answers. */
 export class ProviderUrl extends Context.Tag("test/ProviderUrl")<ProviderUrl, string>() {}
@@ -96,3 +100,7 @@ export const gatewayTestLayer = (config: Readonly<Record<string, string>> = {}) 
 /** The reference provider, without a database; give it PROVIDER_ROOT (a temporary folder of the test's files). */
 export const providerTestLayer = (config: Readonly<Record<string, string>> = {}) =>
   serveForTest(ProviderApp, ProviderServicesLive, ProviderUrl, config, PlatformLive)
+
+/** The viewer; give it RENDITION_TARGETS (the brokers under test). */
+export const viewerTestLayer = (config: Readonly<Record<string, string>> = {}) =>
+  serveForTest(ViewerApp, ViewerServicesLive, ViewerUrl, config, InfrastructureLive)

@@ -1,5 +1,5 @@
 /**
- * A service of the stack in a child process (`npx tsx src/main.ts broker` or `… gateway`), on a
+ * A service of the stack in a child process (`npx tsx src/main.ts broker`, `… gateway` or `… viewer`), on a
  * free loopback port with its own data directory and the embedded database (unless the caller
  * passes DATABASE_URL), with its memory and CPU sampled while it runs.
  */
@@ -12,7 +12,9 @@ import { commandLine, MemorySampler, processMemory, processTree } from "./proc.t
 /** Each service's environment prefix (`<PREFIX>_PORT`, `<PREFIX>_HOST`) and the path that answers 200 once it is ready. */
 const SERVICES = {
   broker: { prefix: "BROKER", readiness: "/health/readiness" },
-  gateway: { prefix: "GATEWAY", readiness: "/actuator/health" }
+  gateway: { prefix: "GATEWAY", readiness: "/actuator/health" },
+  // The OpenAPI document answers once the viewer's port is open, which it is only when every service is built.
+  viewer: { prefix: "VIEWER", readiness: "/v3/api-docs" }
 } as const
 export type ServiceName = keyof typeof SERVICES
 
@@ -179,3 +181,4 @@ export const startService = async (service: ServiceName, options: ServiceOptions
 
 export const startBroker = (options: ServiceOptions) => startService("broker", options)
 export const startGateway = (options: ServiceOptions) => startService("gateway", options)
+export const startViewer = (options: ServiceOptions) => startService("viewer", options)

@@ -4,7 +4,7 @@
  * it is parsed), and a refusal that quotes the values it refuses briefly (the contract-mismatch
  * answer quotes a refused value once per rule it breaks: a 10 MB title came back as a 168 MB answer).
  * Uploads and annotation files are streamed and bounded on their own (MAX_UPLOAD_BYTES,
- * ANNOTATION_FILE_MAX_BYTES).
+ * ANNOTATION_FILE_MAX_BYTES, the viewer's VIEWER_MAX_UPLOAD_BYTES for its multipart uploads).
  */
 import { HttpApiError, HttpMiddleware, HttpServerRequest, HttpServerResponse } from "@effect/platform"
 import { Config, Effect, Option } from "effect"
@@ -14,7 +14,7 @@ import type { ErrorShape } from "./ErrorBodies.ts"
 export const jsonBodyLimit = (name: string, fallback: number) => Config.integer(name).pipe(Config.withDefault(fallback))
 
 /** Bodies streamed to their handler, which bound them themselves. */
-const STREAMED = new Set(["application/octet-stream"])
+const STREAMED = new Set(["application/octet-stream", "multipart/form-data"])
 
 /**
  * JSON (and form) bodies at most `maxBytes`: a body that says it is larger is refused before it is

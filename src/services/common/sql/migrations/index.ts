@@ -17,6 +17,7 @@ import annotationsCreationOrder from "./00012_annotations_creation_order.ts"
 import annotationsFollowDocuments from "./00013_annotations_follow_documents.ts"
 import ordersQueueOrder from "./00014_orders_queue_order.ts"
 import createProviderDocuments from "./00015_create_provider_documents.ts"
+import createViewerTables from "./00016_create_viewer_tables.ts"
 
 export const migrations = Migrator.fromRecord({
   "00001_create_documents": createDocuments,
@@ -33,5 +34,6 @@ export const migrations = Migrator.fromRecord({
   "00012_annotations_creation_order": annotationsCreationOrder,
   "00013_annotations_follow_documents": annotationsFollowDocuments,
   "00014_orders_queue_order": ordersQueueOrder,
-  "00015_create_provider_documents": createProviderDocuments
+  "00015_create_provider_documents": createProviderDocuments,
+  "00016_create_viewer_tables": createViewerTables
 })

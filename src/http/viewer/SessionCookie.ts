@@ -1,0 +1,41 @@
+/**
+ * The session cookie: which viewer session a request belongs to (sessions live in the database,
+ * src/services/viewer/sessions/Sessions.ts). A servlet that needs a session makes one when the
+ * browser has none, and the answer sets the cookie.
+ */
+import { HttpApp, HttpServerRequest, HttpServerResponse } from "@effect/platform"
+import { Effect, Option } from "effect"
+import { Sessions } from "../../services/viewer/sessions/Sessions.ts"
+
+export const SESSION_COOKIE = "DOCSTACK_VIEWER_SESSION"
+
+/** The request's session, if it has a live one. */
+export const currentSession = Effect.gen(function*() {
+  const request = yield* HttpServerRequest.HttpServerRequest
+  const id = request.cookies[SESSION_COOKIE]
+  if (id === undefined || id === "") return Option.none()
+  return yield* (yield* Sessions).find(id)
+})
+
+/** Sets (or, with `maxAge` 0, clears) the cookie on this request's answer. */
+export const answerWithCookie = (value: string, maxAge?: number) =>
+  HttpApp.appendPreResponseHandler((_request, response) =>
+    Effect.succeed(
+      HttpServerResponse.unsafeSetCookie(response, SESSION_COOKIE, value, {
+        httpOnly: true,
+        sameSite: "lax",
+        path: "/",
+        ...(maxAge === undefined ? {} : { maxAge })
+      })
+    )
+  )
+
+/** The request's session ID, a new session's when it has none (the answer then sets the cookie). */
+export const ensureSession = Effect.gen(function*() {
+  const found = yield* currentSession
+  if (Option.isSome(found)) return found.value.id
+  const request = yield* HttpServerRequest.HttpServerRequest
+  const id = yield* (yield* Sessions).create(request.headers["user-agent"])
+  yield* answerWithCookie(id)
+  return id
+})

@@ -1,0 +1,40 @@
+/**
+ * Every service of the viewer, each built once and shared (the layer src/layers/Viewer.ts serves
+ * the servlets on). Each servlet family's service brings what it needs.
+ */
+import { Layer } from "effect"
+import { AnnotationFiles } from "./annotations/AnnotationFiles.ts"
+import { Composites } from "./composite/Composites.ts"
+import { DocumentMetadata } from "./connector/DocumentMetadata.ts"
+import { CompareResult } from "./documents/CompareResult.ts"
+import { DocumentAccess } from "./documents/DocumentAccess.ts"
+import { DocumentMerge } from "./documents/DocumentMerge.ts"
+import { ViewerDocuments } from "./documents/ViewerDocuments.ts"
+import { PageImages } from "./imaging/PageImages.ts"
+import { ViewerMetrics } from "./metrics/ViewerMetrics.ts"
+import { Monitoring } from "./monitoring/Monitoring.ts"
+import { Printing } from "./printing/Printing.ts"
+import { Sessions } from "./sessions/Sessions.ts"
+import { DocumentStructure } from "./structure/DocumentStructure.ts"
+import { TargetList } from "./targets/TargetList.ts"
+import { Weather } from "./targets/Weather.ts"
+import { TokenValidation } from "./tokens/TokenValidator.ts"
+
+export const ViewerServices = Layer.mergeAll(
+  DocumentAccess.Default,
+  ViewerDocuments.Default,
+  DocumentMerge.Default,
+  CompareResult.Default,
+  AnnotationFiles.Default,
+  Composites.Default,
+  DocumentMetadata.Default,
+  DocumentStructure.Default,
+  PageImages.Default,
+  Sessions.Default,
+  Weather.Default,
+  TargetList.Default,
+  ViewerMetrics.Default,
+  Monitoring.Default,
+  TokenValidation.Default,
+  Printing.Default
+)
