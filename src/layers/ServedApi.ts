@@ -1,7 +1,7 @@
 /**
  * A service's HttpApi as it is served: its routes, the OpenAPI document at /v3/api-docs and the
  * explorer at /swagger-ui/index.html, every error in the service's error shape, JSON bodies within
- * their limit, and each request logged.
+ * their limit, each request logged, and slashes in query values kept (QuerySlashes.ts).
  */
 import {
   type HttpApi,
@@ -13,6 +13,7 @@ import {
 } from "@effect/platform"
 import { Effect, Layer } from "effect"
 import { errorBodies, type ErrorShape, internalErrors } from "../http/common/ErrorBodies.ts"
+import { keepQuerySlashes } from "../http/common/QuerySlashes.ts"
 import { jsonBodyLimit, limitJsonBodies } from "../http/common/RequestLimits.ts"
 
 export const servedApi = <Id extends string, Groups extends HttpApiGroup.HttpApiGroup.Any, E, R, RRoutes>(options: {
@@ -28,9 +29,9 @@ export const servedApi = <Id extends string, Groups extends HttpApiGroup.HttpApi
     jsonBodyLimit(options.bodyLimit.name, options.bodyLimit.fallback).pipe(
       Effect.map((maxBytes) =>
         HttpApiBuilder.serve((app) => {
-          const served = HttpMiddleware.logger(
+          const served = keepQuerySlashes(HttpMiddleware.logger(
             errorBodies(options.shape)(limitJsonBodies(options.shape, maxBytes, options.bodyLimit.name)(app))
-          )
+          ))
           return options.middleware === undefined ? served : options.middleware(served)
         }).pipe(
           Layer.provide(internalErrors(options.api, options.shape)),

@@ -74,12 +74,12 @@ describe("compositeAccessorServlet", () => {
           "From the web",
           "tracemonkey.pdf"
         ]])
-        const reply = layout.children[1].children[0].documentId as string
+        const reply = layout.children[1].children[0].documentId.id as string
         const image = yield* pageImage(reply, 4)
         expect(image.status).toBe(200)
         expect(pngSize(image.bytes).width).toBe(300)
         expect((yield* pageImage(reply, 5)).status).toBe(404)
-        expect((yield* pageImage(layout.children[2].documentId, 2)).status).toBe(200)
+        expect((yield* pageImage(layout.children[2].documentId.id, 2)).status).toBe(200)
       }))
 
     it.effect("POST: 400 naming each node at fault, and past VIEWER_COMPOSITE_MAX_NODES", () =>
@@ -143,9 +143,9 @@ describe("compositeAccessorServlet", () => {
 
         const layout = (yield* call(`${second}/viewergwt/documentLayout?uuid=${id}`)).json
         expect(titlesOf(layout)).toEqual(["Case file", ["First", "Second"]])
-        expect((yield* pageImage(layout.children[0].documentId, 13)).status).toBe(200)
-        expect((yield* pageImage(layout.children[1].documentId, 2)).status).toBe(200)
-        expect((yield* pageImage(layout.children[1].documentId, 3)).status).toBe(404)
+        expect((yield* pageImage(layout.children[0].documentId.id, 13)).status).toBe(200)
+        expect((yield* pageImage(layout.children[1].documentId.id, 2)).status).toBe(200)
+        expect((yield* pageImage(layout.children[1].documentId.id, 3)).status).toBe(404)
 
         // Final again answers the same document; nothing can be added any more.
         expect((yield* on(second, `documentIdComposite=${id}&final`)).text).toBe(opened.text)

@@ -46,7 +46,8 @@ describe("the document servlets with sealed IDs, a small upload limit and a prov
       Effect.gen(function*() {
         const opened = yield* servlet(`openExternalDocument?url=${encodeURIComponent(`${web.url}/doc.pdf`)}`)
         expect(opened.status, opened.text).toBe(200)
-        const again = yield* servlet(`openExternalDocument?url=${encodeURIComponent(`${web.url}/doc.pdf`)}`)
+        // Unencoded, as a query may carry it: the router must not fold the URL's '//'.
+        const again = yield* servlet(`openExternalDocument?url=${web.url}/doc.pdf`)
         // Sealed: each opening a new ID, neither the broker's.
         expect(opened.text).not.toBe(again.text)
         expect(opened.text.length).toBeGreaterThan(60)

@@ -65,6 +65,7 @@ describe("version, health/records, prometheus, weather", () => {
         expect((yield* servlet(`imageServlet?uuid=${id}&pagePosition=0&desc=200`)).status).toBe(200)
         expect((yield* servlet(`documentLayout?uuid=${id}`)).status).toBe(200)
         expect((yield* servlet("imageServlet?uuid=b64_nothing&pagePosition=0&desc=200")).status).toBe(404)
+        expect((yield* servlet("noSuchServlet")).status).toBe(404)
         const reply = yield* until(servlet("prometheus"), (r) => r.text.includes("viewer_target_weather_score{"))
         expect(reply.status).toBe(200)
         expect(reply.contentType).toContain("text/plain")
@@ -73,6 +74,10 @@ describe("version, health/records, prometheus, weather", () => {
           .toBeGreaterThanOrEqual(1)
         expect(sample(text, "viewer_requests_total", ["servlet=\"/imageServlet\"", "status=\"404\""])[0])
           .toBeGreaterThanOrEqual(1)
+        // A path no servlet answers is counted as the 404 it is, not as a server error.
+        expect(sample(text, "viewer_requests_total", ["servlet=\"other\"", "status=\"404\""])[0])
+          .toBeGreaterThanOrEqual(1)
+        expect(sample(text, "viewer_requests_total", ["servlet=\"other\"", "status=\"500\""])).toEqual([])
         expect(sample(text, "viewer_requests_total", ["servlet=\"/documentLayout\"", "status=\"200\""])[0])
           .toBeGreaterThanOrEqual(1)
         expect(sample(text, "viewer_request_duration_seconds_count", ["servlet=\"/imageServlet\""])[0])

@@ -14,7 +14,8 @@ describe("documentLayout, flatDocumentLayout and pageContent", () => {
         const reply = yield* servlet(`documentLayout?uuid=${id}`)
         expect(reply.status).toBe(200)
         expect(reply.json.type).toBe(`${LAYOUT_TYPE}DocumentPageLayout`)
-        expect(reply.json.documentId).toBe(id)
+        // The contract's shape: documentId is {id}.
+        expect(reply.json.documentId).toEqual({ id })
         expect(reply.json.pageDimensionsList).toHaveLength(14)
         expect(reply.json.pageDimensionsList[0]).toMatchObject({ width: 612, height: 792, rotation: 0 })
         expect(reply.headers.get("set-cookie")).toMatch(/^DOCSTACK_VIEWER_SESSION=[\w-]+;.*HttpOnly/)
@@ -44,7 +45,7 @@ describe("documentLayout, flatDocumentLayout and pageContent", () => {
         const id = yield* uploadOk(yield* BrokerUrl, corpusFile("office/fake-email-attachment.eml"))
         const layout = yield* servlet(`documentLayout?uuid=${id}`)
         expect(layout.json.type).toBe(`${LAYOUT_TYPE}DocumentContainer`)
-        const parts = layout.json.children.map((child: { documentId: string }) => child.documentId)
+        const parts = layout.json.children.map((child: { documentId: { id: string } }) => child.documentId.id)
         expect(parts[0]).toBe(`${id}/0`)
         const flat = (yield* servlet(`flatDocumentLayout?uuid=${id}`)).json as Array<string>
         const partsListed = [...new Set(flat.map((entry) => entry.split("|")[0]!.replace(/\/\d+$/, "")))]

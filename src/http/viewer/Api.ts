@@ -7,7 +7,6 @@ import { HttpApi, HttpApiEndpoint, HttpApiGroup, HttpApiSchema, Multipart, OpenA
 import { Schema } from "effect"
 import { AnnotationNotFound } from "../../schemas/broker/Annotations.ts"
 import {
-  DocumentLayout,
   DocumentNotFound,
   DocumentProcessingFailed,
   InvalidRequest,
@@ -42,6 +41,7 @@ import {
   PrintParams,
   TargetWeather,
   UuidParams,
+  ViewerLayout,
   ViewerPageContent,
   WeatherParams
 } from "../../schemas/viewer/Servlets.ts"
@@ -156,7 +156,7 @@ export class ViewerCompositeGroup extends HttpApiGroup.make("composite")
 {}
 
 export class ViewerStructureGroup extends HttpApiGroup.make("structure")
-  .add(HttpApiEndpoint.get("layout", "/documentLayout").setUrlParams(UuidParams).addSuccess(DocumentLayout))
+  .add(HttpApiEndpoint.get("layout", "/documentLayout").setUrlParams(UuidParams).addSuccess(ViewerLayout))
   .add(
     HttpApiEndpoint.get("flatLayout", "/flatDocumentLayout").setUrlParams(UuidParams).addSuccess(
       Schema.Array(Schema.String)

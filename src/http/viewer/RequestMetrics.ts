@@ -3,7 +3,7 @@
  * servlet is the path after the base path; an unknown path counts as `other`, so that a scan of
  * random paths cannot make a series per path.
  */
-import { type HttpApp, HttpServerRequest } from "@effect/platform"
+import { type HttpApp, HttpServerError, HttpServerRequest } from "@effect/platform"
 import { Effect, Exit } from "effect"
 import type { ViewerMetrics } from "../../services/viewer/metrics/ViewerMetrics.ts"
 
@@ -17,7 +17,10 @@ export const requestMetrics =
       const servlet = servlets.has(relative) ? relative : "other"
       const started = performance.now()
       const exit = yield* Effect.exit(app)
-      const status = Exit.isSuccess(exit) ? exit.value.status : 500
+      // A failure here is still answered (a route not found is a 404): counted with the status it gets.
+      const status = Exit.isSuccess(exit)
+        ? exit.value.status
+        : HttpServerError.causeResponseStripped(exit.cause)[0].status
       metrics.request(servlet, status, (performance.now() - started) / 1000)
       return yield* exit
     })

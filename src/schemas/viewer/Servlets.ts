@@ -4,7 +4,7 @@
  * docs/viewer.md and parsed here, so that a bad parameter is a 400 before any broker is called.
  */
 import { Schema } from "effect"
-import { DocumentTitle } from "../broker/Document.ts"
+import { DocumentIdRef, DocumentTitle, LAYOUT_TYPE_PREFIX, PageDimensions } from "../broker/Document.ts"
 
 /** A required parameter: present and not empty. */
 const Required = (name: string) => Schema.String.pipe(Schema.minLength(1, { message: () => `${name} is required` }))
@@ -175,3 +175,41 @@ export class ViewerPageContent extends Schema.Class<ViewerPageContent>("ViewerPa
   positionTextList: Schema.Array(ViewerTextPosition),
   imageHyperlinkPositionList: Schema.Array(Schema.Unknown)
 }) {}
+
+/** A document of a layout as the viewer contract names it: `documentId` is `{id}`. */
+const LayoutEntry = {
+  documentId: DocumentIdRef,
+  documentTitle: Schema.NullOr(Schema.String),
+  mimeType: Schema.NullOr(Schema.String)
+}
+
+export class ViewerPageLayout extends Schema.Class<ViewerPageLayout>("ViewerPageLayout")({
+  type: Schema.Literal(`${LAYOUT_TYPE_PREFIX}DocumentPageLayout`),
+  ...LayoutEntry,
+  pageDimensionsList: Schema.Array(PageDimensions)
+}) {}
+
+export class ViewerDocumentReference extends Schema.Class<ViewerDocumentReference>("ViewerDocumentReference")({
+  type: Schema.Literal(`${LAYOUT_TYPE_PREFIX}DocumentReference`),
+  ...LayoutEntry
+}) {}
+
+export interface ViewerContainer {
+  readonly type: `${typeof LAYOUT_TYPE_PREFIX}DocumentContainer`
+  readonly documentId: DocumentIdRef
+  readonly documentTitle: string | null
+  readonly mimeType: string | null
+  readonly children: ReadonlyArray<ViewerDocumentReference | ViewerContainer>
+}
+
+/** A container; its `type` tells it from a document (the union below reads it first). */
+export const ViewerContainer: Schema.Schema<ViewerContainer> = Schema.Struct({
+  type: Schema.Literal(`${LAYOUT_TYPE_PREFIX}DocumentContainer`),
+  ...LayoutEntry,
+  children: Schema.Array(
+    Schema.Union(ViewerDocumentReference, Schema.suspend((): Schema.Schema<ViewerContainer> => ViewerContainer))
+  )
+}).annotations({ identifier: "ViewerContainer" })
+
+/** documentLayout's answer: a page layout, or a container of documents (parts of an email, a folder). */
+export const ViewerLayout = Schema.Union(ViewerPageLayout, ViewerContainer)

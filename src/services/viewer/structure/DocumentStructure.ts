@@ -5,11 +5,17 @@
 import { Effect } from "effect"
 import {
   type DocumentContainer,
+  DocumentIdRef,
   type DocumentLayout,
-  type DocumentPageLayout,
-  DocumentReference
+  type DocumentReference
 } from "../../../schemas/broker/Document.ts"
-import { ViewerPageContent, ViewerTextPosition } from "../../../schemas/viewer/Servlets.ts"
+import {
+  type ViewerContainer,
+  ViewerDocumentReference,
+  ViewerPageContent,
+  ViewerPageLayout,
+  ViewerTextPosition
+} from "../../../schemas/viewer/Servlets.ts"
 import { DocumentAccess, pageMustExist } from "../documents/DocumentAccess.ts"
 
 /** How many parts' layouts a flat layout asks for at once. */
@@ -20,20 +26,25 @@ export class DocumentStructure extends Effect.Service<DocumentStructure>()("docs
     const access = yield* DocumentAccess
     const { ids } = access
 
-    /** The layout with viewer IDs: the document's, and each part's in a container. */
-    const withViewerIds = (layout: DocumentLayout): DocumentLayout => {
-      if (!("children" in layout)) return { ...layout, documentId: ids.encode(layout.documentId) } as DocumentPageLayout
-      const container: DocumentContainer = {
-        ...layout,
-        documentId: ids.encode(layout.documentId),
-        children: layout.children.map((child) =>
-          child instanceof DocumentReference || !("children" in child)
-            ? new DocumentReference({ ...child, documentId: ids.encode(child.documentId) })
-            : (withViewerIds(child) as DocumentContainer)
-        )
-      }
-      return container
-    }
+    const entryOf = (document: DocumentLayout | DocumentReference) => ({
+      documentId: new DocumentIdRef({ id: ids.encode(document.documentId) }),
+      documentTitle: document.documentTitle,
+      mimeType: document.mimeType
+    })
+    const containerOf = (container: DocumentContainer): ViewerContainer => ({
+      type: container.type,
+      ...entryOf(container),
+      children: container.children.map((child) =>
+        "children" in child
+          ? containerOf(child)
+          : new ViewerDocumentReference({ type: child.type, ...entryOf(child) })
+      )
+    })
+    /** The layout in the viewer contract's shape (`documentId: {id}`), with the viewer's IDs, parts' too. */
+    const withViewerIds = (layout: DocumentLayout): ViewerPageLayout | ViewerContainer =>
+      "children" in layout
+        ? containerOf(layout)
+        : new ViewerPageLayout({ type: layout.type, ...entryOf(layout), pageDimensionsList: layout.pageDimensionsList })
 
     const brokerLayout = (brokerId: string) =>
       access.onBrokerDocument(brokerId, (client) => client.documents.layout({ path: { documentId: brokerId } }))

@@ -146,7 +146,8 @@ export class Brokers extends Effect.Service<Brokers>()("docstack/viewer/Brokers"
         Effect.flatMap(ordered, (targets) => firstAnswering(targets, call)),
 
       /** Records that `brokerId`'s calls go to `target` (its root: parts go with their container). */
-      assign: (brokerId: string, target: string) => store(rootOf(brokerId), target),
+      assign: (brokerId: string, target: string) =>
+        Effect.zipRight(Effect.sync(() => metrics.targetLookup("new")), store(rootOf(brokerId), target)),
 
       /**
        * A call about an existing document: to its target while it answers; if it does not, to the
@@ -155,8 +156,10 @@ export class Brokers extends Effect.Service<Brokers>()("docstack/viewer/Brokers"
       forDocument: <A, E>(brokerId: string, call: (client: BrokerClient) => Effect.Effect<A, E>) =>
         Effect.gen(function*() {
           const root = rootOf(brokerId)
-          const current = yield* targetOf(root)
-          const preferred = yield* ordered
+          const states = yield* weather.states
+          // A target taken off the list (POST weather) keeps none of its documents.
+          const current = Option.filter(yield* targetOf(root), (target) => states.some((s) => s.url === target))
+          const preferred = preference(states, choice, turn++, Math.random())
           const targets = Option.isSome(current)
             ? [current.value, ...preferred.filter((t) => t !== current.value)]
             : preferred
