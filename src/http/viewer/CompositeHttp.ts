@@ -4,7 +4,7 @@ import { Composites } from "../../services/viewer/composite/Composites.ts"
 import { Sessions } from "../../services/viewer/sessions/Sessions.ts"
 import type { ViewerApi } from "./Api.ts"
 import { bodyText } from "./RawBody.ts"
-import { ensureSession } from "./SessionCookie.ts"
+import { makeCurrent } from "./SessionCookie.ts"
 
 export const CompositeHttp = (api: typeof ViewerApi) =>
   HttpApiBuilder.group(api, "composite", (handlers) =>
@@ -13,7 +13,7 @@ export const CompositeHttp = (api: typeof ViewerApi) =>
       const sessions = yield* Sessions
       // A composite made (POST, PUT final) is opened: it becomes the session's current document.
       const opened = ({ brokerId, viewerId }: { readonly brokerId: string; readonly viewerId: string }) =>
-        Effect.flatMap(ensureSession, (session) => sessions.setCurrentDocument(session, brokerId)).pipe(
+        makeCurrent(brokerId).pipe(
           Effect.as(viewerId),
           Effect.provideService(Sessions, sessions)
         )

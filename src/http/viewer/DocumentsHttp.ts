@@ -7,7 +7,7 @@ import type { DownloadedFile } from "../../services/viewer/documents/DownloadedF
 import { ViewerDocuments } from "../../services/viewer/documents/ViewerDocuments.ts"
 import { Sessions } from "../../services/viewer/sessions/Sessions.ts"
 import type { ViewerApi } from "./Api.ts"
-import { currentSession, ensureSession } from "./SessionCookie.ts"
+import { currentSession, makeCurrent } from "./SessionCookie.ts"
 
 const fileResponse = (file: DownloadedFile) =>
   HttpServerResponse.uint8Array(file.bytes, {
@@ -39,12 +39,7 @@ export const DocumentsHttp = (api: typeof ViewerApi) =>
 
       /** Opening a document makes it the session's current document (docs/viewer.md "The current document"). */
       const opened = <A extends { readonly brokerId: string }, E, R>(effect: Effect.Effect<A, E, R>) =>
-        effect.pipe(
-          Effect.tap(({ brokerId }) =>
-            Effect.flatMap(ensureSession, (session) => sessions.setCurrentDocument(session, brokerId))
-          ),
-          Effect.provideService(Sessions, sessions)
-        )
+        effect.pipe(Effect.tap(({ brokerId }) => makeCurrent(brokerId)), Effect.provideService(Sessions, sessions))
 
       /** The session's current document (its broker ID), if it has a session and one. */
       const sessionDocument = currentSession.pipe(

@@ -39,3 +39,13 @@ export const ensureSession = Effect.gen(function*() {
   yield* answerWithCookie(id)
   return id
 })
+
+/**
+ * Opening a document makes it the session's current document (docs/viewer.md "The current
+ * document"); a browser without a session gets one.
+ */
+export const makeCurrent = (brokerId: string) =>
+  Effect.flatMap(
+    ensureSession,
+    (session) => Effect.flatMap(Sessions, (sessions) => sessions.setCurrentDocument(session, brokerId))
+  )

@@ -3,7 +3,7 @@ import { Effect } from "effect"
 import { Sessions } from "../../services/viewer/sessions/Sessions.ts"
 import { DocumentStructure } from "../../services/viewer/structure/DocumentStructure.ts"
 import type { ViewerApi } from "./Api.ts"
-import { ensureSession } from "./SessionCookie.ts"
+import { makeCurrent } from "./SessionCookie.ts"
 
 export const StructureHttp = (api: typeof ViewerApi) =>
   HttpApiBuilder.group(api, "structure", (handlers) =>
@@ -14,9 +14,7 @@ export const StructureHttp = (api: typeof ViewerApi) =>
         // Opening a document's layout is opening it in the viewer: it becomes the session's current document.
         .handle("layout", ({ urlParams }) =>
           structure.layout(urlParams.uuid).pipe(
-            Effect.tap(({ brokerId }) =>
-              Effect.flatMap(ensureSession, (session) => sessions.setCurrentDocument(session, brokerId))
-            ),
+            Effect.tap(({ brokerId }) => makeCurrent(brokerId)),
             Effect.map(({ layout }) => layout),
             Effect.provideService(Sessions, sessions)
           ))
