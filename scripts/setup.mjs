@@ -89,3 +89,8 @@ if (major < 20 || (major === 20 && minor < 19)) {
 
 installSystemPackages()
 installNodeModules()
+
+// The browser viewer's bundle (web/dist/), built from web/ when its sources changed.
+const { buildWeb } = await import("./build-web.mjs")
+const built = await buildWeb()
+if (built.length > 0) log(`built ${built.join(", ")}`)

@@ -8,12 +8,14 @@ import { Config, ConfigError, Effect, Either, Layer } from "effect"
 import { brokerErrorShape } from "../http/common/ErrorBodies.ts"
 import { AnnotationsHttp } from "../http/viewer/AnnotationsHttp.ts"
 import { ViewerApi, viewerApiAt } from "../http/viewer/Api.ts"
+import { allowedOriginsConfig, browserViewer } from "../http/viewer/BrowserViewer.ts"
 import { CompositeHttp } from "../http/viewer/CompositeHttp.ts"
 import { ConnectorHttp } from "../http/viewer/ConnectorHttp.ts"
 import { DocumentsHttp } from "../http/viewer/DocumentsHttp.ts"
 import { ImagingHttp } from "../http/viewer/ImagingHttp.ts"
 import { MonitoringHttp } from "../http/viewer/MonitoringHttp.ts"
 import { PrintingHttp } from "../http/viewer/PrintingHttp.ts"
+import { ReaderHttp } from "../http/viewer/ReaderHttp.ts"
 import { requestMetrics } from "../http/viewer/RequestMetrics.ts"
 import { SessionsHttp } from "../http/viewer/SessionsHttp.ts"
 import { StructureHttp } from "../http/viewer/StructureHttp.ts"
@@ -48,6 +50,7 @@ export const ViewerApp = Layer.unwrapEffect(
   Effect.gen(function*() {
     const prefix = yield* basePathConfig
     const metrics = yield* ViewerMetrics
+    const allowedOrigins = yield* allowedOriginsConfig
     const api = viewerApiAt(prefix)
     const routes = HttpApiBuilder.api(api).pipe(
       Layer.provide([
@@ -59,7 +62,8 @@ export const ViewerApp = Layer.unwrapEffect(
         PrintingHttp(api),
         MonitoringHttp(api),
         SessionsHttp(api),
-        ConnectorHttp(api)
+        ConnectorHttp(api),
+        ReaderHttp(api)
       ])
     )
     return servedApi({
@@ -68,7 +72,7 @@ export const ViewerApp = Layer.unwrapEffect(
       shape: brokerErrorShape,
       bodyLimit: { name: "VIEWER_MAX_JSON_BODY_BYTES", fallback: 16 * 1024 * 1024 },
       routes,
-      middleware: requestMetrics(metrics, prefix, servletPaths)
+      middleware: (app) => requestMetrics(metrics, prefix, servletPaths)(browserViewer(prefix, allowedOrigins)(app))
     })
   })
 )

@@ -19,6 +19,7 @@ import {
   ProviderDocumentNotFound,
   ProviderUnavailable
 } from "../../schemas/broker/Providers.ts"
+import { DocumentState, SearchParams, ViewerBookmarks, ViewerSearchResult } from "../../schemas/viewer/Reader.ts"
 import {
   AnnotatedDownloadParams,
   AnnotationFileParams,
@@ -266,6 +267,34 @@ export class ViewerConnectorGroup extends HttpApiGroup.make("connector")
   .addError(ProviderUnavailable)
 {}
 
+/** Not in the contract: what the browser viewer needs beside it (docs/viewer.md "The browser viewer's JSON routes"). */
+export class ViewerReaderGroup extends HttpApiGroup.make("reader")
+  .add(
+    HttpApiEndpoint.get("search", "/search")
+      .setUrlParams(SearchParams)
+      .addSuccess(ViewerSearchResult)
+      .annotate(
+        OpenApi.Description,
+        "The hits of `searchText` on pages `fromPage` to `toPage` (0-based, inclusive; default the last page, at most VIEWER_SEARCH_MAX_PAGES pages), one box per line in pageContent's space."
+      )
+  )
+  .add(
+    HttpApiEndpoint.get("bookmarks", "/bookmarks")
+      .setUrlParams(UuidParams)
+      .addSuccess(ViewerBookmarks)
+      .annotate(OpenApi.Description, "The document's outline, each entry with its 0-based page and its top on it.")
+  )
+  .add(
+    HttpApiEndpoint.get("documentState", "/documentState")
+      .setUrlParams(UuidParams)
+      .addSuccess(DocumentState)
+      .annotate(
+        OpenApi.Description,
+        "ready, converting or failed, from the document's latest conversion order; answers at once, never waits for a conversion."
+      )
+  )
+{}
+
 export class ViewerApi extends HttpApi.make("viewer")
   .add(ViewerDocumentsGroup)
   .add(ViewerCompositeGroup)
@@ -276,6 +305,7 @@ export class ViewerApi extends HttpApi.make("viewer")
   .add(ViewerMonitoringGroup)
   .add(ViewerSessionsGroup)
   .add(ViewerConnectorGroup)
+  .add(ViewerReaderGroup)
   .addError(InvalidRequest)
   .addError(DocumentNotFound)
   .addError(DocumentProcessingFailed)

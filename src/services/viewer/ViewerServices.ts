@@ -14,6 +14,9 @@ import { PageImages } from "./imaging/PageImages.ts"
 import { ViewerMetrics } from "./metrics/ViewerMetrics.ts"
 import { Monitoring } from "./monitoring/Monitoring.ts"
 import { Printing } from "./printing/Printing.ts"
+import { DocumentBookmarks } from "./reader/DocumentBookmarks.ts"
+import { DocumentSearch } from "./reader/DocumentSearch.ts"
+import { DocumentStates } from "./reader/DocumentStates.ts"
 import { Sessions } from "./sessions/Sessions.ts"
 import { DocumentStructure } from "./structure/DocumentStructure.ts"
 import { TargetList } from "./targets/TargetList.ts"
@@ -36,5 +39,8 @@ export const ViewerServices = Layer.mergeAll(
   ViewerMetrics.Default,
   Monitoring.Default,
   TokenValidation.Default,
-  Printing.Default
+  Printing.Default,
+  DocumentSearch.Default,
+  DocumentBookmarks.Default,
+  DocumentStates.Default
 )

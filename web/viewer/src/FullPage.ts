@@ -1,0 +1,26 @@
+/**
+ * The full page at `{viewer}/?uuid=<id>`: the element filling the window, opened from the address:
+ * `uuid`, or `url` (repeated for a container of several documents) with an optional `title`, and
+ * `page`, `zoom` and `lang` (docs/viewer.md, "The full page").
+ */
+import type { DocstackViewer } from "./DocstackViewer.ts"
+
+export const openFromLocation = async (viewer: DocstackViewer, location: Location) => {
+  const query = new URLSearchParams(location.search)
+  const lang = query.get("lang")
+  if (lang) viewer.lang = lang
+  const zoom = query.get("zoom")
+  if (zoom) void viewer.setZoom(/^\d+(\.\d+)?$/.test(zoom) ? Number(zoom) / 100 : zoom as "page-width")
+  // The element is the whole page: keys typed anywhere are its.
+  viewer.focus()
+  const uuid = query.get("uuid")
+  const urls = query.getAll("url")
+  const title = query.get("title") ?? undefined
+  if (uuid) await viewer.open({ uuid })
+  else if (urls.length > 0) await viewer.open(title === undefined ? { url: urls } : { url: urls, title })
+  else return
+  if (viewer.layout) document.title = viewer.layout.documentTitle ?? document.title
+  viewer.focus()
+  const page = Number(query.get("page"))
+  if (Number.isInteger(page) && page > 1) await viewer.goToPage(page)
+}

@@ -1,0 +1,398 @@
+/**
+ * The viewer's look. Every colour is a CSS custom property an integrator can set on the element
+ * (docs/viewer.md, "Theming"); `theme="dark"` swaps the defaults and inverts the pages for night reading.
+ */
+import { css } from "lit"
+
+export const viewerStyles = css`
+  :host {
+    --docstack-background: #e5e7eb;
+    --docstack-toolbar-background: #fafafa;
+    --docstack-panel-background: #f4f4f5;
+    --docstack-border: #d4d4d8;
+    --docstack-text: #1f2328;
+    --docstack-muted: #6b7280;
+    --docstack-accent: #0b62d6;
+    --docstack-focus: #0b62d6;
+    --docstack-hit: rgba(255, 200, 0, 0.4);
+    --docstack-hit-current: rgba(255, 120, 0, 0.55);
+    --docstack-page-shadow: 0 1px 3px rgba(0, 0, 0, 0.25);
+    --docstack-page-filter: none;
+    --docstack-font: system-ui, -apple-system, "Segoe UI", Roboto, sans-serif;
+    display: flex;
+    flex-direction: column;
+    position: relative;
+    overflow: hidden;
+    min-height: 200px;
+    font: 14px/1.3 var(--docstack-font);
+    color: var(--docstack-text);
+    background: var(--docstack-background);
+    contain: strict;
+  }
+  :host([theme="dark"]) {
+    --docstack-background: #18181b;
+    --docstack-toolbar-background: #27272a;
+    --docstack-panel-background: #202023;
+    --docstack-border: #3f3f46;
+    --docstack-text: #e4e4e7;
+    --docstack-muted: #a1a1aa;
+    --docstack-accent: #60a5fa;
+    --docstack-focus: #93c5fd;
+    --docstack-page-shadow: 0 1px 3px rgba(0, 0, 0, 0.6);
+    --docstack-page-filter: invert(0.92) hue-rotate(180deg);
+    color-scheme: dark;
+  }
+  :host(:fullscreen) {
+    width: 100vw;
+    height: 100vh;
+  }
+  [hidden] {
+    display: none !important;
+  }
+  button,
+  input,
+  select {
+    font: inherit;
+    color: inherit;
+  }
+  :focus-visible {
+    outline: 2px solid var(--docstack-focus);
+    outline-offset: 1px;
+  }
+
+  .toolbar {
+    display: flex;
+    align-items: center;
+    gap: 2px;
+    padding: 4px 6px;
+    min-height: 40px;
+    box-sizing: border-box;
+    background: var(--docstack-toolbar-background);
+    border-bottom: 1px solid var(--docstack-border);
+    flex-wrap: nowrap;
+    overflow: hidden;
+  }
+  .toolbar .title {
+    flex: 1 1 auto;
+    min-width: 0;
+    overflow: hidden;
+    text-overflow: ellipsis;
+    white-space: nowrap;
+    padding: 0 8px;
+    color: var(--docstack-muted);
+  }
+  .toolbar .group {
+    display: flex;
+    align-items: center;
+    gap: 2px;
+    flex: none;
+  }
+  .separator {
+    width: 1px;
+    align-self: stretch;
+    margin: 4px 4px;
+    background: var(--docstack-border);
+  }
+  .icon-button {
+    display: inline-flex;
+    align-items: center;
+    justify-content: center;
+    min-width: 32px;
+    height: 32px;
+    padding: 0 6px;
+    border: 1px solid transparent;
+    border-radius: 6px;
+    background: transparent;
+    cursor: pointer;
+  }
+  .icon-button:hover:not(:disabled) {
+    background: color-mix(in srgb, var(--docstack-text) 8%, transparent);
+  }
+  .icon-button[aria-pressed="true"] {
+    background: color-mix(in srgb, var(--docstack-accent) 18%, transparent);
+    border-color: color-mix(in srgb, var(--docstack-accent) 45%, transparent);
+  }
+  .icon-button:disabled {
+    opacity: 0.4;
+    cursor: default;
+  }
+  .icon-button svg {
+    width: 18px;
+    height: 18px;
+    fill: none;
+    stroke: currentColor;
+    stroke-width: 2;
+    stroke-linecap: round;
+    stroke-linejoin: round;
+  }
+  .page-number {
+    width: 3.5em;
+    height: 28px;
+    padding: 0 4px;
+    text-align: right;
+    border: 1px solid var(--docstack-border);
+    border-radius: 4px;
+    background: var(--docstack-background);
+  }
+  .page-count {
+    padding: 0 6px 0 4px;
+    white-space: nowrap;
+    color: var(--docstack-muted);
+  }
+  .zoom-select {
+    height: 30px;
+    border: 1px solid var(--docstack-border);
+    border-radius: 4px;
+    background: var(--docstack-background);
+    max-width: 8.5em;
+  }
+  .menu {
+    position: absolute;
+    z-index: 20;
+    right: 6px;
+    top: 42px;
+    display: flex;
+    flex-direction: column;
+    min-width: 220px;
+    padding: 4px;
+    background: var(--docstack-toolbar-background);
+    border: 1px solid var(--docstack-border);
+    border-radius: 8px;
+    box-shadow: 0 6px 20px rgba(0, 0, 0, 0.2);
+  }
+  .menu button {
+    display: flex;
+    gap: 10px;
+    align-items: center;
+    padding: 8px 10px;
+    border: 0;
+    border-radius: 6px;
+    background: transparent;
+    text-align: left;
+    cursor: pointer;
+  }
+  .menu button:hover {
+    background: color-mix(in srgb, var(--docstack-text) 8%, transparent);
+  }
+  .menu svg {
+    width: 18px;
+    height: 18px;
+    fill: none;
+    stroke: currentColor;
+    stroke-width: 2;
+  }
+
+  .body {
+    flex: 1 1 auto;
+    display: flex;
+    min-height: 0;
+    position: relative;
+  }
+  .sidebar {
+    flex: none;
+    width: 200px;
+    display: flex;
+    flex-direction: column;
+    background: var(--docstack-panel-background);
+    border-right: 1px solid var(--docstack-border);
+    min-height: 0;
+  }
+  :host([narrow]) .sidebar {
+    position: absolute;
+    z-index: 10;
+    top: 0;
+    bottom: 0;
+    left: 0;
+    width: min(260px, 80%);
+    box-shadow: 4px 0 16px rgba(0, 0, 0, 0.25);
+  }
+  .tabs {
+    display: flex;
+    border-bottom: 1px solid var(--docstack-border);
+  }
+  .tabs button {
+    flex: 1;
+    padding: 8px 4px;
+    border: 0;
+    border-bottom: 2px solid transparent;
+    background: transparent;
+    cursor: pointer;
+    color: var(--docstack-muted);
+  }
+  .tabs button[aria-selected="true"] {
+    color: var(--docstack-text);
+    border-bottom-color: var(--docstack-accent);
+  }
+  .panel {
+    flex: 1 1 auto;
+    min-height: 0;
+    display: flex;
+    flex-direction: column;
+  }
+  .panel > * {
+    flex: 1 1 auto;
+    min-height: 0;
+  }
+
+  .viewport {
+    flex: 1 1 auto;
+    position: relative;
+    overflow: auto;
+    min-width: 0;
+    outline: none;
+    overscroll-behavior: contain;
+    touch-action: pan-x pan-y;
+  }
+  .viewport:focus-visible {
+    box-shadow: inset 0 0 0 2px var(--docstack-focus);
+    outline: none;
+  }
+  .list {
+    position: relative;
+  }
+  .page {
+    position: absolute;
+    display: block;
+    contain: strict;
+  }
+  .page-inner {
+    position: absolute;
+    background: white;
+    box-shadow: var(--docstack-page-shadow);
+    transform-origin: center center;
+    overflow: hidden;
+  }
+  .page-image,
+  .tile {
+    position: absolute;
+    left: 0;
+    top: 0;
+    width: 100%;
+    height: 100%;
+    user-select: none;
+    filter: var(--docstack-page-filter);
+  }
+  .tile {
+    width: auto;
+    height: auto;
+  }
+  .page-placeholder {
+    position: absolute;
+    inset: 0;
+    background: white;
+    filter: var(--docstack-page-filter);
+  }
+  .page-loading {
+    position: absolute;
+    left: 50%;
+    top: 40px;
+    width: 24px;
+    height: 24px;
+    margin-left: -12px;
+    border: 3px solid var(--docstack-border);
+    border-top-color: var(--docstack-accent);
+    border-radius: 50%;
+    animation: spin 0.9s linear infinite;
+  }
+  @keyframes spin {
+    to {
+      transform: rotate(360deg);
+    }
+  }
+  @media (prefers-reduced-motion: reduce) {
+    .page-loading {
+      animation: none;
+    }
+  }
+  .text-layer,
+  .highlights {
+    position: absolute;
+    left: 0;
+    top: 0;
+    width: 0;
+    height: 0;
+    transform-origin: 0 0;
+  }
+  .text-layer {
+    line-height: 1;
+    white-space: pre;
+    color: transparent;
+    font-family: sans-serif;
+  }
+  .text-layer span {
+    position: absolute;
+    transform-origin: 0 0;
+    white-space: pre;
+    cursor: text;
+  }
+  .text-layer ::selection {
+    background: rgba(11, 98, 214, 0.3);
+    color: transparent;
+  }
+  .hit {
+    position: absolute;
+    background: var(--docstack-hit);
+    border-radius: 1px;
+  }
+  .hit.current {
+    background: var(--docstack-hit-current);
+    outline: 1px solid rgba(200, 80, 0, 0.8);
+  }
+
+  .message {
+    position: absolute;
+    inset: 0;
+    display: flex;
+    align-items: center;
+    justify-content: center;
+    padding: 24px;
+    text-align: center;
+    pointer-events: none;
+  }
+  .message > div {
+    max-width: 32em;
+    padding: 18px 22px;
+    border-radius: 10px;
+    background: var(--docstack-toolbar-background);
+    border: 1px solid var(--docstack-border);
+    box-shadow: 0 2px 10px rgba(0, 0, 0, 0.12);
+    pointer-events: auto;
+  }
+  .message.error > div {
+    border-color: #d14343;
+  }
+  .message .spinner {
+    display: inline-block;
+    width: 16px;
+    height: 16px;
+    margin-right: 8px;
+    vertical-align: -3px;
+    border: 2px solid var(--docstack-border);
+    border-top-color: var(--docstack-accent);
+    border-radius: 50%;
+    animation: spin 0.9s linear infinite;
+  }
+  .visually-hidden {
+    position: absolute;
+    width: 1px;
+    height: 1px;
+    overflow: hidden;
+    clip: rect(0 0 0 0);
+    white-space: nowrap;
+  }
+  :host([narrow]) .wide-only {
+    display: none;
+  }
+  :host([narrow]) .zoom-select {
+    max-width: 5.2em;
+  }
+  :host([narrow]) .page-number {
+    width: 2.8em;
+  }
+  :host([narrow]) .toolbar {
+    padding: 4px 2px;
+  }
+  :host([narrow]) .toolbar .title {
+    padding: 0;
+  }
+`
