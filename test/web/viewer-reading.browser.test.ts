@@ -206,6 +206,75 @@ layer(viewerAndBroker(), { timeout: 180_000 })("the browser viewer, reading", (i
       })
     ))
 
+  it.scoped("at 400 %: tiles of the visible part, never a whole page past 2,400 pixels", () =>
+    withViewerTab((chrome, base) =>
+      Effect.gen(function*() {
+        const id = yield* uploaded("pdf/tracemonkey.pdf")
+        const tab = yield* openTab(chrome, base, `?uuid=${id}&zoom=400`)
+        yield* Effect.promise(() => pagePainted(tab, 1))
+        yield* Effect.promise(() =>
+          tab.waitForFunction(() =>
+            [...document.querySelector("docstack-viewer")!.shadowRoot!.querySelectorAll<HTMLImageElement>("img.tile")]
+              .some((tile) => tile.complete && tile.naturalWidth > 0)
+          )
+        )
+        const requests = yield* Effect.promise(() =>
+          tab.evaluate(() => performance.getEntriesByType("resource").map((entry) => entry.name))
+        )
+        const widths = requests.filter((url) => url.includes("/imageServlet?"))
+          .map((url) => Number(new URL(url).searchParams.get("desc")))
+        expect(Math.max(...widths)).toBeLessThanOrEqual(2400)
+        const crops = requests.filter((url) => url.includes("/cropImageServlet?"))
+          .map((url) => new URL(url).searchParams.get("desc")!)
+        expect(crops.length).toBeGreaterThan(0)
+        // Only tiles of what is in view (1200 × 800 px of a 3264-pixel-wide page): a handful of 512-pixel tiles.
+        expect(crops.length).toBeLessThanOrEqual(12)
+        for (const desc of crops) expect(desc).toMatch(/^width=3264;x=\d+;y=\d+;w=\d+;h=\d+$/)
+        yield* Effect.promise(() => tab.screenshot({ path: `${SCREENSHOTS}/viewer-zoom.png` }))
+      })
+    ))
+
+  it.scoped("a jump to the last page never fetches the pages in between", () =>
+    withViewerTab((chrome, base) =>
+      Effect.gen(function*() {
+        const id = yield* uploaded("pdf/pdf2image-memory-error-test-400p.pdf")
+        const tab = yield* openTab(chrome, base, `?uuid=${id}`)
+        yield* Effect.promise(() => pagePainted(tab, 1))
+        yield* Effect.promise(() => tab.keyboard.press("End"))
+        yield* Effect.promise(() => pagePainted(tab, 400))
+        const pages = yield* Effect.promise(() =>
+          tab.evaluate(() =>
+            performance.getEntriesByType("resource").map((entry) => entry.name)
+              .filter((url) => url.includes("/imageServlet?"))
+              .map((url) => Number(new URL(url).searchParams.get("pagePosition")))
+          )
+        )
+        expect(pages.filter((page) => page > 3 && page < 396)).toEqual([])
+      })
+    ))
+
+  it.scoped("prints through the printPage servlet: every page's image in a hidden frame", () =>
+    withViewerTab((chrome, base) =>
+      Effect.gen(function*() {
+        const id = yield* uploaded("pdf/tracemonkey.pdf")
+        const tab = yield* openTab(chrome, base, `?uuid=${id}`)
+        yield* Effect.promise(() => pagePainted(tab, 1))
+        // The frame's page calls print() once its images are in; here that call is recorded, not shown.
+        yield* Effect.promise(() => tab.locator("[data-action=print]").click())
+        const frame = yield* Effect.promise(async () => {
+          const handle = await tab.locator("docstack-viewer iframe.print").elementHandle()
+          return (await handle!.contentFrame())!
+        })
+        yield* Effect.promise(() =>
+          frame.waitForFunction(() =>
+            document.images.length === 14 && [...document.images].every((img) => img.complete && img.naturalWidth > 0)
+          )
+        )
+        expect(frame.url()).toContain("printPage?")
+        expect(new URL(frame.url()).searchParams.get("page")).toBe("0-13")
+      })
+    ))
+
   it.scoped("says what is wrong instead of a blank page: an unknown document", () =>
     withViewerTab((chrome, base) =>
       Effect.gen(function*() {

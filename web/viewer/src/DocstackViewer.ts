@@ -153,7 +153,7 @@ export class DocstackViewer extends LitElement {
     const viewport = this.viewport
     if (geometry === null || viewport === null) return
     const index = Math.min(geometry.count - 1, Math.max(0, Math.round(pageNumber) - 1))
-    viewport.scrollTop = geometry.tops[index]! - PAGE_GAP / 2 + top * CSS_PER_POINT * this.scale
+    this.scrollToContent(geometry.tops[index]! - PAGE_GAP / 2 + top * CSS_PER_POINT * this.scale)
     this.onScroll(true)
   }
 
@@ -212,7 +212,12 @@ export class DocstackViewer extends LitElement {
 
   /** Focus goes to the page list, so the keyboard works at once. */
   override focus(options?: FocusOptions) {
-    this.viewport?.focus(options)
+    const viewport = this.viewport
+    if (viewport === null) return
+    // Focus given by the page, not by Tab: no ring until the reader moves focus themselves.
+    viewport.dataset.quietFocus = ""
+    viewport.addEventListener("blur", () => delete viewport.dataset.quietFocus, { once: true })
+    viewport.focus(options)
   }
 
   get pageCount() {
@@ -327,23 +332,24 @@ export class DocstackViewer extends LitElement {
   private relayout(zoom: Zoom, anchor: { x: number; y: number } | null) {
     const layout = this.layout
     const viewport = this.viewport
+    // Before a document, the zoom asked is kept for it.
+    this.zoom = zoom
     if (layout === null) return
     const size = viewport ? { width: viewport.clientWidth, height: viewport.clientHeight } : this.viewportSize
     const first = layout.pageDimensionsList[this.current] ?? layout.pageDimensionsList[0]
     const scale = scaleFor(zoom, first, this.rotations.get(this.current) ?? 0, size)
     const before = this.geometry
     const geometry = new PageGeometry(layout.pageDimensionsList, scale, new Map(this.rotations))
-    this.zoom = zoom
     this.geometry = geometry
     if (before !== null && viewport !== null && anchor !== null) {
-      const y = viewport.scrollTop + anchor.y
+      const y = before.contentTop(viewport.scrollTop, size.height) + anchor.y
       const index = before.pageAt(y)
       const within = (y - before.tops[index]!) / before.heights[index]!
       const x = viewport.scrollLeft + anchor.x - before.left(index, size.width)
       const across = x / before.widths[index]!
       // The list's new size must be in the DOM before the scroll position can use it.
       this.updateComplete.then(() => {
-        viewport.scrollTop = geometry.tops[index]! + within * geometry.heights[index]! - anchor.y
+        this.scrollToContent(geometry.tops[index]! + within * geometry.heights[index]! - anchor.y)
         viewport.scrollLeft = geometry.left(index, size.width) + across * geometry.widths[index]! - anchor.x
         this.onScroll(true)
       })
@@ -351,6 +357,13 @@ export class DocstackViewer extends LitElement {
       this.updateComplete.then(() => this.onScroll(true))
     }
     if (before === null || before.scale !== scale) this.dispatch("zoomchange", { zoom: scale, mode: zoom })
+  }
+
+  private scrollToContent(top: number) {
+    const viewport = this.viewport
+    const geometry = this.geometry
+    if (viewport === null || geometry === null) return
+    viewport.scrollTop = geometry.scrollTopFor(top, viewport.clientHeight)
   }
 
   private zoomTo(zoom: Zoom) {
@@ -380,7 +393,8 @@ export class DocstackViewer extends LitElement {
     const viewport = this.viewport
     const geometry = this.geometry
     if (viewport === null || geometry === null || geometry.count === 0) return
-    const { scrollTop, clientHeight } = viewport
+    const { clientHeight } = viewport
+    const scrollTop = geometry.contentTop(viewport.scrollTop, clientHeight)
     const range = geometry.range(scrollTop - clientHeight * OVERSCAN, scrollTop + clientHeight * (1 + OVERSCAN))
     if (range.first !== this.range.first || range.last !== this.range.last) this.range = range
     const current = geometry.currentPage(scrollTop, clientHeight)
@@ -388,8 +402,9 @@ export class DocstackViewer extends LitElement {
       this.current = current
       this.dispatch("pagechange", { pageNumber: current + 1 })
     }
-    // Tiles need each page's visible part; below the tiling width "in view or not" is enough.
-    if (this.tiling) this.requestUpdate()
+    // Tiles need each page's visible part, and a capped list moves its pages on every scroll; else
+    // "in view or not" is enough.
+    if (this.tiling || geometry.listHeight < geometry.totalHeight) this.requestUpdate()
   }
 
   private get tiling() {
@@ -418,9 +433,10 @@ export class DocstackViewer extends LitElement {
     if (hit === undefined || geometry === null || viewport === null) return
     const rect = hit.rects[0]
     const top = geometry.tops[hit.pageNumber]! + (rect ? rect.y * CSS_PER_POINT * this.scale : 0)
+    const viewTop = geometry.contentTop(viewport.scrollTop, viewport.clientHeight)
     // Scrolled only when the hit is not in view, and then to a third of the way down.
-    if (top < viewport.scrollTop + 20 || top > viewport.scrollTop + viewport.clientHeight - 40) {
-      viewport.scrollTop = top - viewport.clientHeight / 3
+    if (top < viewTop + 20 || top > viewTop + viewport.clientHeight - 40) {
+      this.scrollToContent(top - viewport.clientHeight / 3)
       this.onScroll(true)
     }
   }
@@ -602,15 +618,17 @@ export class DocstackViewer extends LitElement {
     const viewport = this.viewport
     if (geometry === null || pages === null || this.status.kind !== "ready") return nothing
     const width = viewport?.clientWidth ?? this.viewportSize.width
-    const scrollTop = viewport?.scrollTop ?? 0
     const height = viewport?.clientHeight ?? this.viewportSize.height
+    const scrollTop = viewport?.scrollTop ?? 0
+    // Content positions to the list's: the same unless the list is capped (MAX_LIST_HEIGHT).
+    const shift = geometry.contentTop(scrollTop, height) - scrollTop
     const tiling = this.tiling
     const indexes: Array<number> = []
     for (let index = this.range.first; index <= this.range.last && index < geometry.count; index++) indexes.push(index)
-    return html`<div class="list" style=${`height:${geometry.totalHeight}px;width:${geometry.listWidth}px`}>
+    return html`<div class="list" style=${`height:${geometry.listHeight}px;width:${geometry.listWidth}px`}>
       ${
       repeat(indexes, (index) => index, (index) => {
-        const top = geometry.tops[index]!
+        const top = geometry.tops[index]! - shift
         const left = geometry.left(index, width)
         const pageWidth = geometry.widths[index]!
         const pageHeight = geometry.heights[index]!

@@ -190,7 +190,7 @@ export const viewerStyles = css`
   }
   .sidebar {
     flex: none;
-    width: 200px;
+    width: 220px;
     display: flex;
     flex-direction: column;
     background: var(--docstack-panel-background);
@@ -211,8 +211,13 @@ export const viewerStyles = css`
     border-bottom: 1px solid var(--docstack-border);
   }
   .tabs button {
-    flex: 1;
-    padding: 8px 4px;
+    flex: 1 1 auto;
+    min-width: 0;
+    overflow: hidden;
+    text-overflow: ellipsis;
+    white-space: nowrap;
+    padding: 8px 2px;
+    font-size: 13px;
     border: 0;
     border-bottom: 2px solid transparent;
     background: transparent;
@@ -243,7 +248,7 @@ export const viewerStyles = css`
     overscroll-behavior: contain;
     touch-action: pan-x pan-y;
   }
-  .viewport:focus-visible {
+  .viewport:focus-visible:not([data-quiet-focus]) {
     box-shadow: inset 0 0 0 2px var(--docstack-focus);
     outline: none;
   }

@@ -7,6 +7,12 @@ import type { PageDimensions } from "../client/ViewerClient.ts"
 
 /** CSS pixels per point at 100 %: a page shown at its printed size (96 px per inch, 72 points). */
 export const CSS_PER_POINT = 96 / 72
+/**
+ * The tallest list put in the DOM. Browsers cap an element's height (Firefox near 17.9 million
+ * pixels, Chromium near 33.5 million), which 20,000 pages at page width pass; past this height the
+ * list stays this tall and a scrolled pixel moves the pages by more than one.
+ */
+export const MAX_LIST_HEIGHT = 8_000_000
 /** Space between pages and around them, in CSS pixels. */
 export const PAGE_GAP = 12
 
@@ -138,6 +144,27 @@ export class PageGeometry {
   left(index: number, viewportWidth: number): number {
     const listWidth = Math.max(viewportWidth, this.maxWidth + 2 * PAGE_GAP)
     return (listWidth - this.widths[index]!) / 2
+  }
+
+  /** The list's height in the DOM: the pages' whole height, or MAX_LIST_HEIGHT past it. */
+  get listHeight() {
+    return Math.min(this.totalHeight, MAX_LIST_HEIGHT)
+  }
+
+  /** How many content pixels one scrolled pixel moves: 1 unless the list is capped. */
+  private scrollRatio(viewportHeight: number) {
+    const total = this.totalHeight
+    return total <= MAX_LIST_HEIGHT ? 1 : (total - viewportHeight) / (MAX_LIST_HEIGHT - viewportHeight)
+  }
+
+  /** The content position (as in `tops`) at the top of the view, for a scroll position. */
+  contentTop(scrollTop: number, viewportHeight: number) {
+    return scrollTop * this.scrollRatio(viewportHeight)
+  }
+
+  /** The scroll position that puts content position `top` at the top of the view. */
+  scrollTopFor(top: number, viewportHeight: number) {
+    return top / this.scrollRatio(viewportHeight)
   }
 
   get listWidth() {

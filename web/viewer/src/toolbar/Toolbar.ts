@@ -81,9 +81,9 @@ const pageField = (state: ToolbarState, actions: ToolbarActions) => {
     input.value = String(state.current + 1)
   }
   return html`<input class="page-number" type="text" inputmode="numeric" aria-label=${t("pageNumber")}
-      .value=${String(state.current + 1)} ?disabled=${!state.hasDocument}
+      .value=${state.hasDocument ? String(state.current + 1) : ""} ?disabled=${!state.hasDocument}
       @change=${commit} @keydown=${(event: KeyboardEvent) => event.key === "Enter" && commit(event)}>
-    <span class="page-count">${t("ofPages", { count: state.pageCount })}</span>`
+    <span class="page-count">${state.hasDocument ? t("ofPages", { count: state.pageCount }) : ""}</span>`
 }
 
 /** Tools that leave the bar for the menu on a narrow element. */
