@@ -8,6 +8,7 @@ import { Effect } from "effect"
 import { viewerAndBroker } from "../viewer/support.ts"
 import {
   contrastOf,
+  openedDocument,
   openTab,
   pagePainted,
   SCREENSHOTS,
@@ -27,9 +28,7 @@ layer(viewerAndBroker(), { timeout: 180_000 })("the browser viewer, navigation",
   it.scoped("a bookmark click goes to its page, a nested one once its parent is expanded", () =>
     withViewerTab((chrome, base) =>
       Effect.gen(function*() {
-        const id = yield* uploaded("pdf/nested_outline.pdf")
-        const tab = yield* openTab(chrome, base, `?uuid=${id}`)
-        yield* Effect.promise(() => pagePainted(tab, 1))
+        const { tab } = yield* openedDocument(chrome, base, "pdf/nested_outline.pdf")
         yield* Effect.promise(() => tab.locator("[data-action=sidebar]").click())
         yield* Effect.promise(() => tab.getByRole("tab", { name: "Bookmarks" }).click())
         yield* Effect.promise(() => tab.getByRole("treeitem", { name: "2. Main Content" }).first().waitFor())
@@ -48,9 +47,7 @@ layer(viewerAndBroker(), { timeout: 180_000 })("the browser viewer, navigation",
   it.scoped("thumbnails navigate, and the current page is marked in them", () =>
     withViewerTab((chrome, base) =>
       Effect.gen(function*() {
-        const id = yield* uploaded("pdf/tracemonkey.pdf")
-        const tab = yield* openTab(chrome, base, `?uuid=${id}`)
-        yield* Effect.promise(() => pagePainted(tab, 1))
+        const { tab } = yield* openedDocument(chrome, base, "pdf/tracemonkey.pdf")
         yield* Effect.promise(() => tab.locator("[data-action=sidebar]").click())
         const third = tab.locator("docstack-thumbnails").getByRole("button", { name: "Page 3", exact: true })
         yield* Effect.promise(() => third.click())
@@ -94,9 +91,7 @@ layer(viewerAndBroker(), { timeout: 180_000 })("the browser viewer, navigation",
   it.scoped("keyboard alone: focus is visible, keys move through pages, every control is labelled", () =>
     withViewerTab((chrome, base) =>
       Effect.gen(function*() {
-        const id = yield* uploaded("pdf/tracemonkey.pdf")
-        const tab = yield* openTab(chrome, base, `?uuid=${id}`)
-        yield* Effect.promise(() => pagePainted(tab, 1))
+        const { tab } = yield* openedDocument(chrome, base, "pdf/tracemonkey.pdf")
         const press = (key: string) => Effect.promise(() => tab.keyboard.press(key))
         yield* press("End")
         yield* Effect.promise(() => pageChangedTo(tab, 14))
@@ -154,9 +149,7 @@ layer(viewerAndBroker(), { timeout: 180_000 })("the browser viewer, navigation",
   it.scoped("a 400-page document: at most a few pages in the DOM, page 200 reached and painted", () =>
     withViewerTab((chrome, base) =>
       Effect.gen(function*() {
-        const id = yield* uploaded("pdf/pdf2image-memory-error-test-400p.pdf")
-        const tab = yield* openTab(chrome, base, `?uuid=${id}`)
-        yield* Effect.promise(() => pagePainted(tab, 1))
+        const { tab } = yield* openedDocument(chrome, base, "pdf/pdf2image-memory-error-test-400p.pdf")
         const pagesInDom = () => tab.locator("docstack-viewer .page").count()
         expect(yield* Effect.promise(pagesInDom)).toBeLessThanOrEqual(6)
         // The scroll bar covers all 400 pages before any other image came.
@@ -179,9 +172,7 @@ layer(viewerAndBroker(), { timeout: 180_000 })("the browser viewer, navigation",
   it.scoped("at 360 px wide: the toolbar fits, the tools are in a menu, the page fills the width", () =>
     withViewerTab((chrome, base) =>
       Effect.gen(function*() {
-        const id = yield* uploaded("pdf/tracemonkey.pdf")
-        const tab = yield* openTab(chrome, base, `?uuid=${id}`, { width: 360, height: 740 })
-        yield* Effect.promise(() => pagePainted(tab, 1))
+        const { tab } = yield* openedDocument(chrome, base, "pdf/tracemonkey.pdf", "", { width: 360, height: 740 })
         const toolbar = yield* Effect.promise(() =>
           tab.locator("docstack-viewer .toolbar").evaluate((bar) => ({
             scroll: bar.scrollWidth,
@@ -203,9 +194,7 @@ layer(viewerAndBroker(), { timeout: 180_000 })("the browser viewer, navigation",
   it.scoped("in French: the toolbar's labels come from the French catalog", () =>
     withViewerTab((chrome, base) =>
       Effect.gen(function*() {
-        const id = yield* uploaded("pdf/tracemonkey.pdf")
-        const tab = yield* openTab(chrome, base, `?uuid=${id}&lang=fr`)
-        yield* Effect.promise(() => pagePainted(tab, 1))
+        const { tab } = yield* openedDocument(chrome, base, "pdf/tracemonkey.pdf", "&lang=fr")
         expect(yield* Effect.promise(() => tab.locator("[data-action=next]").getAttribute("aria-label"))).toBe(
           "Page suivante"
         )

@@ -11,6 +11,7 @@ import { viewerAndBroker } from "../viewer/support.ts"
 import {
   contrastOf,
   events,
+  openedDocument,
   openTab,
   pagePainted,
   SCREENSHOTS,
@@ -77,9 +78,7 @@ layer(viewerAndBroker(), { timeout: 180_000 })("the browser viewer, reading", (i
   it.scoped("finds a word: the count, every hit highlighted over its word, next and previous across pages", () =>
     withViewerTab((chrome, base) =>
       Effect.gen(function*() {
-        const id = yield* uploaded("pdf/tracemonkey.pdf")
-        const tab = yield* openTab(chrome, base, `?uuid=${id}`)
-        yield* Effect.promise(() => pagePainted(tab, 1))
+        const { id, tab } = yield* openedDocument(chrome, base, "pdf/tracemonkey.pdf")
         yield* Effect.promise(() => tab.keyboard.press("Control+f"))
         const input = tab.locator("docstack-find-bar input[type=search]")
         yield* Effect.promise(() => input.waitFor())
@@ -168,9 +167,7 @@ layer(viewerAndBroker(), { timeout: 180_000 })("the browser viewer, reading", (i
   it.scoped("zooms by steps, to fit and with Ctrl+wheel, keeping a sharper image for the new size", () =>
     withViewerTab((chrome, base) =>
       Effect.gen(function*() {
-        const id = yield* uploaded("pdf/tracemonkey.pdf")
-        const tab = yield* openTab(chrome, base, `?uuid=${id}`)
-        yield* Effect.promise(() => pagePainted(tab, 1))
+        const { tab } = yield* openedDocument(chrome, base, "pdf/tracemonkey.pdf")
         const width = () =>
           tab.locator("docstack-viewer .page[data-page-number='1']").evaluate((page) =>
             page.getBoundingClientRect().width
@@ -209,9 +206,7 @@ layer(viewerAndBroker(), { timeout: 180_000 })("the browser viewer, reading", (i
   it.scoped("at 400 %: tiles of the visible part, never a whole page past 2,400 pixels", () =>
     withViewerTab((chrome, base) =>
       Effect.gen(function*() {
-        const id = yield* uploaded("pdf/tracemonkey.pdf")
-        const tab = yield* openTab(chrome, base, `?uuid=${id}&zoom=400`)
-        yield* Effect.promise(() => pagePainted(tab, 1))
+        const { tab } = yield* openedDocument(chrome, base, "pdf/tracemonkey.pdf", "&zoom=400")
         yield* Effect.promise(() =>
           tab.waitForFunction(() =>
             [...document.querySelector("docstack-viewer")!.shadowRoot!.querySelectorAll<HTMLImageElement>("img.tile")]
@@ -237,9 +232,7 @@ layer(viewerAndBroker(), { timeout: 180_000 })("the browser viewer, reading", (i
   it.scoped("a jump to the last page never fetches the pages in between", () =>
     withViewerTab((chrome, base) =>
       Effect.gen(function*() {
-        const id = yield* uploaded("pdf/pdf2image-memory-error-test-400p.pdf")
-        const tab = yield* openTab(chrome, base, `?uuid=${id}`)
-        yield* Effect.promise(() => pagePainted(tab, 1))
+        const { tab } = yield* openedDocument(chrome, base, "pdf/pdf2image-memory-error-test-400p.pdf")
         yield* Effect.promise(() => tab.keyboard.press("End"))
         yield* Effect.promise(() => pagePainted(tab, 400))
         const pages = yield* Effect.promise(() =>
@@ -256,9 +249,7 @@ layer(viewerAndBroker(), { timeout: 180_000 })("the browser viewer, reading", (i
   it.scoped("prints through the printPage servlet: every page's image in a hidden frame", () =>
     withViewerTab((chrome, base) =>
       Effect.gen(function*() {
-        const id = yield* uploaded("pdf/tracemonkey.pdf")
-        const tab = yield* openTab(chrome, base, `?uuid=${id}`)
-        yield* Effect.promise(() => pagePainted(tab, 1))
+        const { tab } = yield* openedDocument(chrome, base, "pdf/tracemonkey.pdf")
         // The frame's page calls print() once its images are in; here that call is recorded, not shown.
         yield* Effect.promise(() => tab.locator("[data-action=print]").click())
         const frame = yield* Effect.promise(async () => {

@@ -93,6 +93,15 @@ export const waitForEvent = (tab: Page, name: string, test = "true", timeout = 6
 export const events = (tab: Page, name: string) =>
   tab.evaluate((eventName) => window.__viewerEvents.filter((event) => event.name === eventName), name)
 
+/** A corpus file uploaded and opened in a new tab (`query` added to `?uuid=…`), page 1 painted. */
+export const openedDocument = (chrome: Browser, base: string, file: string, query = "", options: TabOptions = {}) =>
+  Effect.gen(function*() {
+    const id = yield* uploaded(file)
+    const tab = yield* openTab(chrome, base, `?uuid=${id}${query}`, options)
+    yield* Effect.promise(() => pagePainted(tab, 1))
+    return { id, tab }
+  })
+
 /** Page N is painted: its `pagerendered` event came. */
 export const pagePainted = (tab: Page, pageNumber: number) =>
   waitForEvent(tab, "pagerendered", `detail.pageNumber === ${pageNumber}`)

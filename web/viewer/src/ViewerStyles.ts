@@ -3,8 +3,11 @@
  * (docs/viewer.md, "Theming"); `theme="dark"` swaps the defaults and inverts the pages for night reading.
  */
 import { css } from "lit"
+import { iconStyles } from "./toolbar/Icons.ts"
 
-export const viewerStyles = css`
+export const viewerStyles = [
+  iconStyles,
+  css`
   :host {
     --docstack-background: #e5e7eb;
     --docstack-toolbar-background: #fafafa;
@@ -116,15 +119,6 @@ export const viewerStyles = css`
     opacity: 0.4;
     cursor: default;
   }
-  .icon-button svg {
-    width: 18px;
-    height: 18px;
-    fill: none;
-    stroke: currentColor;
-    stroke-width: 2;
-    stroke-linecap: round;
-    stroke-linejoin: round;
-  }
   .page-number {
     width: 3.5em;
     height: 28px;
@@ -173,13 +167,6 @@ export const viewerStyles = css`
   }
   .menu button:hover {
     background: color-mix(in srgb, var(--docstack-text) 8%, transparent);
-  }
-  .menu svg {
-    width: 18px;
-    height: 18px;
-    fill: none;
-    stroke: currentColor;
-    stroke-width: 2;
   }
 
   .body {
@@ -401,3 +388,4 @@ export const viewerStyles = css`
     padding: 0;
   }
 `
+]

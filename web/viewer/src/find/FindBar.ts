@@ -5,7 +5,7 @@
 import { css, html, LitElement } from "lit"
 import type { SearchOptions } from "../client/ViewerClient.ts"
 import type { Translate } from "../i18n/messages.ts"
-import { icon } from "../toolbar/Icons.ts"
+import { icon, iconStyles } from "../toolbar/Icons.ts"
 import type { FindState } from "./FindController.ts"
 
 /** Typing waits this long for the next key before searching. */
@@ -23,7 +23,9 @@ export class FindBar extends LitElement {
   private options: Required<SearchOptions> = { caseSensitive: false, accentSensitive: false, regex: false }
   private typing: ReturnType<typeof setTimeout> | undefined
 
-  static override styles = css`
+  static override styles = [
+    iconStyles,
+    css`
     :host {
       display: flex;
       align-items: center;
@@ -69,15 +71,6 @@ export class FindBar extends LitElement {
       outline: 2px solid var(--docstack-focus, #0b62d6);
       outline-offset: 1px;
     }
-    svg {
-      width: 18px;
-      height: 18px;
-      fill: none;
-      stroke: currentColor;
-      stroke-width: 2;
-      stroke-linecap: round;
-      stroke-linejoin: round;
-    }
     .option {
       font-weight: 600;
       min-width: 30px;
@@ -92,6 +85,7 @@ export class FindBar extends LitElement {
       color: #d14343;
     }
   `
+  ]
 
   /** Puts the cursor in the text field (Ctrl+F, the toolbar's find button). */
   focusInput() {

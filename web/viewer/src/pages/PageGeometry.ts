@@ -59,6 +59,18 @@ export const shownSize = (page: PageDimensions, userRotation: number) => {
 /** A page's size in points as the page image draws it: its own rotation applied, not the user's. */
 export const imageSize = (page: PageDimensions) => shownSize(page, 0)
 
+/** In a list of `count` items whose tops ascend, the last whose top is at or above `y` (binary search). */
+export const lastStartingAtOrAbove = (tops: Float64Array, count: number, y: number): number => {
+  let low = 0
+  let high = count - 1
+  while (low < high) {
+    const middle = (low + high + 1) >> 1
+    if (tops[middle]! <= y) low = middle
+    else high = middle - 1
+  }
+  return Math.max(0, low)
+}
+
 export interface Viewport {
   readonly width: number
   readonly height: number
@@ -106,14 +118,7 @@ export class PageGeometry {
 
   /** The index of the page at vertical position `y` (the last page whose top is at or above it). */
   pageAt(y: number): number {
-    let low = 0
-    let high = this.count - 1
-    while (low < high) {
-      const middle = (low + high + 1) >> 1
-      if (this.tops[middle]! <= y) low = middle
-      else high = middle - 1
-    }
-    return Math.max(0, low)
+    return lastStartingAtOrAbove(this.tops, this.count, y)
   }
 
   /** Pages overlapping [top, bottom], as an inclusive index range. */

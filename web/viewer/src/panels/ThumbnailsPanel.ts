@@ -10,7 +10,7 @@ import { repeat } from "lit/directives/repeat.js"
 import type { PageDimensions } from "../client/ViewerClient.ts"
 import type { Translate } from "../i18n/messages.ts"
 import { type ImageRequest, Priority } from "../pages/ImageLoader.ts"
-import { shownSize } from "../pages/PageGeometry.ts"
+import { lastStartingAtOrAbove, shownSize } from "../pages/PageGeometry.ts"
 import type { DocumentPages } from "../pages/PageView.ts"
 import { panelStyles } from "./PanelStyles.ts"
 
@@ -65,14 +65,7 @@ export class ThumbnailGeometry {
 
   /** The thumbnail at vertical position `y` (the last whose slot starts at or above it). */
   indexAt(y: number): number {
-    let low = 0
-    let high = this.count - 1
-    while (low < high) {
-      const middle = (low + high + 1) >> 1
-      if (this.tops[middle]! <= y) low = middle
-      else high = middle - 1
-    }
-    return Math.max(0, low)
+    return lastStartingAtOrAbove(this.tops, this.count, y)
   }
 }
 

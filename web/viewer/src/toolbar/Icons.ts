@@ -2,7 +2,7 @@
  * The viewer's icons as inline SVG paths (24×24, stroked with currentColor), so nothing is fetched
  * at run time and they follow the theme's text colour.
  */
-import { svg } from "lit"
+import { css, svg } from "lit"
 
 const paths = {
   sidebar: svg`<rect x="3" y="4" width="18" height="16" rx="2"/><path d="M9 4v16"/>`,
@@ -30,3 +30,16 @@ export type IconName = keyof typeof paths
 
 export const icon = (name: IconName) =>
   svg`<svg viewBox="0 0 24 24" aria-hidden="true" focusable="false">${paths[name]}</svg>`
+
+/** How an icon is drawn inside a button, in every shadow root that shows one. */
+export const iconStyles = css`
+  svg {
+    width: 18px;
+    height: 18px;
+    fill: none;
+    stroke: currentColor;
+    stroke-width: 2;
+    stroke-linecap: round;
+    stroke-linejoin: round;
+  }
+`
