@@ -11,6 +11,8 @@ import { basename, join, resolve } from "node:path"
 import { fileURLToPath } from "node:url"
 import { runBrokerBench } from "./broker.ts"
 import { renderBrokerSummary } from "./broker/report.ts"
+import { runBrowserBench } from "./browser.ts"
+import { renderBrowserSummary } from "./browser/report.ts"
 import { runConversionsBench } from "./conversions.ts"
 import { renderConversionsSummary } from "./conversions/report.ts"
 import { runGatewayBench } from "./gateway.ts"
@@ -117,6 +119,10 @@ const SECTIONS = {
             : undefined
         })
       )
+  },
+  browser: {
+    smoke: RUNS < 3,
+    measure: async (options) => renderBrowserSummary(await runBrowserBench(options))
   }
 } satisfies Record<string, Section>
 type SectionName = keyof typeof SECTIONS

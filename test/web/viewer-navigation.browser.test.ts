@@ -191,6 +191,33 @@ layer(viewerAndBroker(), { timeout: 180_000 })("the browser viewer, navigation",
       })
     ))
 
+  it.scoped("on a touch screen: two fingers spread apart zoom in around them", () =>
+    withViewerTab((chrome, base) =>
+      Effect.gen(function*() {
+        const { tab } = yield* openedDocument(chrome, base, "pdf/tracemonkey.pdf", "", {
+          width: 400,
+          height: 800,
+          hasTouch: true
+        })
+        const before = (yield* Effect.promise(() => tab.locator("docstack-viewer .page").first().boundingBox()))!
+        const touch = yield* Effect.promise(() => tab.context().newCDPSession(tab))
+        const fingers = (spread: number) => [{ x: 200 - spread, y: 400, id: 0 }, { x: 200 + spread, y: 400, id: 1 }]
+        yield* Effect.promise(async () => {
+          await touch.send("Input.dispatchTouchEvent", { type: "touchStart", touchPoints: fingers(30) })
+          for (let spread = 40; spread <= 120; spread += 10) {
+            await touch.send("Input.dispatchTouchEvent", { type: "touchMove", touchPoints: fingers(spread) })
+          }
+          await touch.send("Input.dispatchTouchEvent", { type: "touchEnd", touchPoints: [] })
+        })
+        yield* Effect.promise(() =>
+          tab.waitForFunction(() => window.__viewerEvents.filter((e) => e.name === "zoomchange").length >= 2)
+        )
+        const after = (yield* Effect.promise(() => tab.locator("docstack-viewer .page").first().boundingBox()))!
+        // The fingers spread fourfold: the page is shown about that much larger.
+        expect(after.width / before.width).toBeGreaterThan(2.5)
+      })
+    ))
+
   it.scoped("in French: the toolbar's labels come from the French catalog", () =>
     withViewerTab((chrome, base) =>
       Effect.gen(function*() {

@@ -43,6 +43,8 @@ export interface TabOptions {
   readonly width?: number
   readonly height?: number
   readonly acceptDownloads?: boolean
+  /** A touch screen (pinch, taps) rather than a mouse. */
+  readonly hasTouch?: boolean
 }
 
 /** A corpus file uploaded through the viewer's uploadServlet, named as on disk; answers its ID. */
@@ -62,7 +64,8 @@ export const openTab = (chrome: Browser, base: string, query: string, options: T
   Effect.promise(async () => {
     const context = await chrome.newContext({
       viewport: { width: options.width ?? 1200, height: options.height ?? 800 },
-      acceptDownloads: options.acceptDownloads ?? false
+      acceptDownloads: options.acceptDownloads ?? false,
+      hasTouch: options.hasTouch ?? false
     })
     const tab = await context.newPage()
     await tab.addInitScript(recordEvents)

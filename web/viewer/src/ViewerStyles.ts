@@ -41,7 +41,7 @@ export const viewerStyles = [
     --docstack-muted: #a1a1aa;
     --docstack-accent: #60a5fa;
     --docstack-focus: #93c5fd;
-    --docstack-page-shadow: 0 1px 3px rgba(0, 0, 0, 0.6);
+    --docstack-page-shadow: 0 0 0 1px #52525b, 0 1px 4px rgba(0, 0, 0, 0.6);
     --docstack-page-filter: invert(0.92) hue-rotate(180deg);
     color-scheme: dark;
   }
@@ -252,7 +252,9 @@ export const viewerStyles = [
     background: white;
     box-shadow: var(--docstack-page-shadow);
     transform-origin: center center;
-    overflow: hidden;
+    /* clip, not hidden: a box that hides its overflow can still be scrolled (a span scrolled into
+       view by a screen reader or a selection drag would move the page under its tiles). */
+    overflow: clip;
   }
   .page-image,
   .tile {
@@ -385,6 +387,7 @@ export const viewerStyles = [
     padding: 4px 2px;
   }
   :host([narrow]) .toolbar .title {
+    visibility: hidden;
     padding: 0;
   }
 `

@@ -69,7 +69,8 @@ export class PageView extends LitElement {
   private pendingImage: { url: string; request: ImageRequest } | null = null
   private tiles = new Map<string, { objectUrl: string | null; request: ImageRequest | null; tile: Tile }>()
   private sharpenTimer: ReturnType<typeof setTimeout> | undefined
-  private textRequested = false
+  /** The text request, from the first paint until it is answered or the page leaves the DOM. */
+  private text: AbortController | "done" | null = null
 
   constructor() {
     super()
@@ -100,6 +101,8 @@ export class PageView extends LitElement {
       if (objectUrl) URL.revokeObjectURL(objectUrl)
     }
     this.tiles.clear()
+    if (this.text instanceof AbortController) this.text.abort()
+    this.text = null
   }
 
   /** The image's size in CSS pixels (the page's own rotation applied, the user's not). */
@@ -128,10 +131,6 @@ export class PageView extends LitElement {
       this.scheduleImage(this.image === null ? 0 : SHARPEN_DELAY_MS)
     }
     if (changed.has("visibleRect") || changed.has("scale") || changed.has("userRotation")) this.updateTiles()
-    if (!this.textRequested) {
-      this.textRequested = true
-      void this.loadText()
-    }
   }
 
   private scheduleImage(delay: number) {
@@ -166,8 +165,11 @@ export class PageView extends LitElement {
   /** Tells the viewer once the image is decoded and laid out: what a reader sees. */
   private painted(width: number) {
     const img = this.querySelector<HTMLImageElement>("img.page-image")
-    const done = () =>
+    const done = () => {
       this.dispatchEvent(new CustomEvent("page-painted", { bubbles: true, detail: { index: this.index, width } }))
+      // The text only after the image: a page scrolled past in a fast scroll asks for neither.
+      if (this.text === null) void this.loadText()
+    }
     if (img === null) return done()
     img.decode().then(done, done)
   }
@@ -222,17 +224,21 @@ export class PageView extends LitElement {
   }
 
   private async loadText() {
+    const controller = new AbortController()
+    this.text = controller
     const { text, client, uuid } = this.pages
     let content = text.get(this.index)
     if (content === undefined) {
-      content = client.pageContent(uuid, this.index)
+      content = client.pageContent(uuid, this.index, controller.signal)
       text.set(this.index, content)
-      // A failed read may succeed later (a conversion that finished): not kept.
-      content.catch(() => text.delete(this.index))
+      // A failed or cancelled read may succeed later (a conversion that finished, the page back in view).
+      content.catch(() => text.get(this.index) === content && text.delete(this.index))
     }
     try {
       const runs = (await content).positionTextList
       await this.updateComplete
+      if (this.text !== controller) return
+      this.text = "done"
       const layer = this.querySelector<HTMLElement>(".text-layer")
       if (layer) fillTextLayer(layer, runs)
     } catch {

@@ -61,8 +61,10 @@ const zoomChoice = (state: ToolbarState, actions: ToolbarActions) => {
   return html`<select class="zoom-select" aria-label=${t("zoom")} title=${t("zoom")} .value=${value}
     ?disabled=${!state.hasDocument} @change=${onChange}>
     <option value="custom" ?selected=${value === "custom"}>${percent}</option>
-    <option value="page-width" ?selected=${value === "page-width"}>${t("pageWidth")}</option>
-    <option value="page-fit" ?selected=${value === "page-fit"}>${t("pageFit")}</option>
+    <option value="page-width" ?selected=${value === "page-width"}>${
+    t(state.narrow ? "widthShort" : "pageWidth")
+  }</option>
+    <option value="page-fit" ?selected=${value === "page-fit"}>${t(state.narrow ? "pageShort" : "pageFit")}</option>
     <option value="actual" ?selected=${value === "actual"}>${t("actualSize")}</option>
     ${
     [0.5, 0.75, 1, 1.25, 1.5, 2, 3, 4].map((scale) =>
