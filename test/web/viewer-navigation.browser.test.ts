@@ -82,7 +82,7 @@ layer(viewerAndBroker(), { timeout: 180_000 })("the browser viewer, navigation",
           tab.waitForFunction(() => window.__viewerEvents.filter((e) => e.name === "pagerendered").length >= 2)
         )
         expect(yield* Effect.promise(() => tab.locator("docstack-viewer .toolbar .title").textContent())).toBe(
-          "smile.gif"
+          "all.windows.zip › smile.gif"
         )
         yield* Effect.promise(() => tab.screenshot({ path: `${SCREENSHOTS}/viewer-parts.png` }))
       })
@@ -143,6 +143,33 @@ layer(viewerAndBroker(), { timeout: 180_000 })("the browser viewer, navigation",
         yield* Effect.promise(() => field.fill("9"))
         yield* Effect.promise(() => field.press("Enter"))
         yield* Effect.promise(() => pageChangedTo(tab, 9))
+      })
+    ))
+
+  it.scoped("a page kept while the pages above it leave the DOM keeps its image", () =>
+    withViewerTab((chrome, base) =>
+      Effect.gen(function*() {
+        // Opened at page 12 (page 1 is never drawn).
+        const tab = yield* openTab(chrome, base, `?uuid=${yield* uploaded("pdf/tracemonkey.pdf")}&page=12`)
+        yield* Effect.promise(() => pagePainted(tab, 12))
+        const page12 = tab.locator("docstack-viewer .page[data-page-number='12']")
+        // Scrolling down within page 12 drops page 11 from the DOM; the list moves page 12's element.
+        yield* Effect.promise(() =>
+          tab.locator("docstack-viewer .viewport").evaluate((viewport) => viewport.scrollBy({ top: 1000 }))
+        )
+        yield* Effect.promise(() =>
+          tab.waitForFunction(
+            () => !document.querySelector("docstack-viewer")!.shadowRoot!.querySelector(".page[data-page-number='11']"),
+            null,
+            {
+              timeout: 10_000
+            }
+          )
+        )
+        yield* Effect.promise(() => tab.waitForTimeout(500))
+        expect(yield* Effect.promise(() => page12.locator("img.page-image").count())).toBe(1)
+        const shot = yield* Effect.promise(() => page12.screenshot())
+        expect(yield* Effect.promise(() => contrastOf(shot))).toBeGreaterThan(20)
       })
     ))
 

@@ -129,21 +129,27 @@ export class DocstackViewer extends LitElement {
 
   // ---- Public API (docs/viewer.md, "Embedding") --------------------------------------------
 
-  /** Opens a document by the viewer's ID, or documents by URL (several become one container). */
+  /**
+   * Opens a document by the viewer's ID, or documents by URL (several become one container). Rejects
+   * when it cannot be shown, with the `error` event's kind as the error's name; the element says why.
+   */
   async open(request: OpenRequest): Promise<void> {
     if ("uuid" in request) {
       this.uuid = request.uuid
-      return this.load(request.uuid)
+      await this.load(request.uuid)
+    } else {
+      const urls = typeof request.url === "string" ? [request.url] : [...request.url]
+      this.setStatus({ kind: "loading", detail: null })
+      try {
+        const uuid = await this.client.openUrls(urls, request.title)
+        this.uuid = uuid
+        await this.load(uuid)
+      } catch (error) {
+        this.fail(error)
+      }
     }
-    const urls = typeof request.url === "string" ? [request.url] : [...request.url]
-    this.setStatus({ kind: "loading", detail: null })
-    try {
-      const uuid = await this.client.openUrls(urls, request.title)
-      this.uuid = uuid
-      return this.load(uuid)
-    } catch (error) {
-      this.fail(error)
-    }
+    const status = this.status
+    if (status.kind === "error") throw Object.assign(new Error(status.message), { name: status.error })
   }
 
   /** Shows page `pageNumber` (1-based) at its top, or `top` points below it. */
@@ -287,8 +293,12 @@ export class DocstackViewer extends LitElement {
     this.layout = layout
     this.pages = { client: this.client, loader: this.loader, uuid, locale: this.language, text: new Map() }
     this.finder = new FindController(this.client, uuid, layout.pageDimensionsList.length, (state, moved) => {
+      const before = this.findState
       this.findState = state
-      this.dispatch("searchresults", { query: state.query, total: state.hits.length, done: state.done })
+      // Told as hits come and once done; a move to another hit is not a new result.
+      if (before.query !== state.query || before.hits.length !== state.hits.length || before.done !== state.done) {
+        this.dispatch("searchresults", { query: state.query, total: state.hits.length, done: state.done })
+      }
       if (moved) this.revealHit()
     })
     this.current = 0
@@ -559,7 +569,7 @@ export class DocstackViewer extends LitElement {
       ${
       toolbar({
         t,
-        title: layout?.documentTitle ?? this.root?.documentTitle ?? "",
+        title: [this.root?.documentTitle, layout?.documentTitle].filter((part) => part).join(" › "),
         pageCount: this.pageCount,
         current: this.current,
         zoom: this.zoom,

@@ -8,7 +8,10 @@ import type { DocstackViewer } from "./DocstackViewer.ts"
 export const openFromLocation = async (viewer: DocstackViewer, location: Location) => {
   const query = new URLSearchParams(location.search)
   const lang = query.get("lang")
-  if (lang) viewer.lang = lang
+  if (lang) {
+    viewer.lang = lang
+    document.documentElement.lang = lang
+  }
   const zoom = query.get("zoom")
   if (zoom) void viewer.setZoom(/^\d+(\.\d+)?$/.test(zoom) ? Number(zoom) / 100 : zoom as "page-width")
   // The element is the whole page: keys typed anywhere are its.
@@ -16,9 +19,13 @@ export const openFromLocation = async (viewer: DocstackViewer, location: Locatio
   const uuid = query.get("uuid")
   const urls = query.getAll("url")
   const title = query.get("title") ?? undefined
-  if (uuid) await viewer.open({ uuid })
-  else if (urls.length > 0) await viewer.open(title === undefined ? { url: urls } : { url: urls, title })
-  else return
+  // A failure is shown by the element itself.
+  const opened = uuid
+    ? viewer.open({ uuid })
+    : urls.length > 0
+    ? viewer.open(title === undefined ? { url: urls } : { url: urls, title })
+    : null
+  if (opened === null || !(await opened.then(() => true, () => false))) return
   if (viewer.layout) document.title = viewer.layout.documentTitle ?? document.title
   viewer.focus()
   const page = Number(query.get("page"))

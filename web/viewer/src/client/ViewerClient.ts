@@ -110,7 +110,21 @@ export class ViewerClient {
   }
 
   private async fetchOk(url: string, init: RequestInit = {}): Promise<Response> {
-    const response = await fetch(url, { credentials: "include", ...init })
+    let response: Response
+    try {
+      response = await fetch(url, { credentials: "include", ...init })
+    } catch (error) {
+      if ((error as Error).name === "AbortError") throw error
+      // The browser says only "Failed to fetch": name the service and the usual cause.
+      const origin = new URL(url).origin
+      const crossOrigin = origin !== window.location.origin
+      throw new ServiceError(
+        0,
+        "ServiceUnreachable",
+        `The viewer service at ${origin} could not be reached (${(error as Error).message})` +
+          (crossOrigin ? `; from another origin, ${window.location.origin} must be in its VIEWER_ALLOWED_ORIGINS` : "")
+      )
+    }
     if (response.ok) return response
     const text = await response.text()
     let tag = "HttpError"

@@ -87,6 +87,16 @@ export class FindBar extends LitElement {
   `
   ]
 
+  /** A search started by the element's search() shows its text in the field. */
+  protected override updated() {
+    const input = this.renderRoot.querySelector<HTMLInputElement>("input")
+    if (
+      input && this.state.query !== "" && input.value !== this.state.query && this.shadowRoot?.activeElement !== input
+    ) {
+      input.value = this.state.query
+    }
+  }
+
   /** Puts the cursor in the text field (Ctrl+F, the toolbar's find button). */
   focusInput() {
     const input = this.renderRoot.querySelector<HTMLInputElement>("input")

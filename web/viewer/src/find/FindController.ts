@@ -7,6 +7,7 @@ import type { SearchHit, SearchOptions, ViewerClient } from "../client/ViewerCli
 
 /** Pages per call: small enough for the first hits to come quickly, large enough to keep calls few. */
 const CHUNK_PAGES = 25
+const FIRST_CHUNK_PAGES = 3
 
 export interface FindState {
   readonly query: string
@@ -40,8 +41,9 @@ export class FindController {
     this.set({ query, hits: [], current: -1, done: false, error: null }, false)
     const start = Math.min(Math.max(0, fromIndex), this.pageCount - 1)
     const chunks: Array<[number, number]> = []
-    for (let from = start; from < this.pageCount; from += CHUNK_PAGES) {
-      chunks.push([from, Math.min(this.pageCount - 1, from + CHUNK_PAGES - 1)])
+    // The first call covers only the pages in view, so their hits come before the broker has read more.
+    for (let from = start; from < this.pageCount; from += from === start ? FIRST_CHUNK_PAGES : CHUNK_PAGES) {
+      chunks.push([from, Math.min(this.pageCount - 1, from + (from === start ? FIRST_CHUNK_PAGES : CHUNK_PAGES) - 1)])
     }
     for (let from = 0; from < start; from += CHUNK_PAGES) {
       chunks.push([from, Math.min(start - 1, from + CHUNK_PAGES - 1)])

@@ -91,6 +91,14 @@ export class PageView extends LitElement {
 
   override disconnectedCallback() {
     super.disconnectedCallback()
+    // The page list moves a kept page (pages above it leaving the DOM) by taking it out and putting
+    // it back at once: only a page still out after that has left for good and lets go of its images.
+    queueMicrotask(() => {
+      if (!this.isConnected) this.release()
+    })
+  }
+
+  private release() {
     clearTimeout(this.sharpenTimer)
     this.pendingImage?.request.cancel()
     this.pendingImage = null
