@@ -4,26 +4,27 @@
  * document costs what a 4-page one does. Public API and events: docs/viewer.md, "Embedding".
  */
 import { html, LitElement, nothing, type PropertyValues } from "lit"
-import { repeat } from "lit/directives/repeat.js"
 import {
   type ContainerLayout,
   type DownloadKind,
+  firstDocument,
   isContainer,
   type PageLayout,
   type SearchOptions,
-  ServiceError,
   ViewerClient
 } from "./client/ViewerClient.ts"
 import { FindBar } from "./find/FindBar.ts"
 import "./find/FindBar.ts"
-import { FindController, type FindState, noFind } from "./find/FindController.ts"
-import { languageOf, type MessageKey, type Translate, translator } from "./i18n/messages.ts"
+import { FindController, type FindState, highlightsOn, noFind } from "./find/FindController.ts"
+import { languageOf, type Translate, translator } from "./i18n/messages.ts"
 import { type Command, commandOf } from "./input/Shortcuts.ts"
 import { ZoomGestures } from "./input/ZoomGestures.ts"
 import { ImageLoader } from "./pages/ImageLoader.ts"
 import { CSS_PER_POINT, PAGE_GAP, PageGeometry, scaleFor, stepScale, type Zoom } from "./pages/PageGeometry.ts"
-import { type DocumentPages, type Highlight, MAX_FULL_IMAGE_WIDTH } from "./pages/PageView.ts"
+import { pageList } from "./pages/PageList.ts"
+import { type DocumentPages, MAX_FULL_IMAGE_WIDTH } from "./pages/PageView.ts"
 import { sidebar, type SidebarTab } from "./panels/Sidebar.ts"
+import { explainWait, failureStatus, STATE_POLL_MS, type Status, statusMessage } from "./StatusMessage.ts"
 import { toolbar } from "./toolbar/Toolbar.ts"
 import { viewerStyles } from "./ViewerStyles.ts"
 
@@ -31,20 +32,6 @@ import { viewerStyles } from "./ViewerStyles.ts"
 const OVERSCAN = 1
 /** Below this width (CSS px) the side panel floats over the pages and tools move into a menu. */
 const NARROW_WIDTH = 640
-/** A layout slower than this gets its document's conversion state asked and shown. */
-const STATE_POLL_MS = 800
-
-/** What the reader sees instead of pages, when there are none to show. */
-type Status =
-  | { readonly kind: "idle" }
-  | { readonly kind: "loading"; readonly detail: string | null }
-  | { readonly kind: "ready" }
-  | { readonly kind: "container" }
-  | {
-    readonly kind: "error"
-    readonly error: "notFound" | "password" | "conversion" | "other"
-    readonly message: string
-  }
 
 export type OpenRequest =
   | { readonly uuid: string }
@@ -249,7 +236,18 @@ export class DocstackViewer extends LitElement {
     this.rotations = new Map()
     if (!keepRoot) this.root = null
     this.setStatus({ kind: "loading", detail: null })
-    const waiting = setTimeout(() => void this.explainWait(uuid, opening.signal), STATE_POLL_MS)
+    const waiting = setTimeout(
+      () =>
+        void explainWait(
+          this.client,
+          uuid,
+          opening.signal,
+          this.t,
+          () => this.status.kind === "loading",
+          (status) => this.setStatus(status)
+        ),
+      STATE_POLL_MS
+    )
     try {
       const layout = await this.client.layout(uuid, opening.signal)
       if (opening.signal.aborted) return
@@ -266,26 +264,6 @@ export class DocstackViewer extends LitElement {
       if (!opening.signal.aborted) this.fail(error)
     } finally {
       clearTimeout(waiting)
-    }
-  }
-
-  /** While a layout waits (a conversion), says what the broker is doing, every STATE_POLL_MS. */
-  private async explainWait(uuid: string, signal: AbortSignal) {
-    while (!signal.aborted && this.status.kind === "loading") {
-      try {
-        const state = await this.client.state(uuid, signal)
-        if (signal.aborted || this.status.kind !== "loading") return
-        if (state.state === "converting" && state.conversion !== null) {
-          const waited = (state.conversion.processingTime ?? state.conversion.queuedTime ?? 0) / 1000
-          this.setStatus({
-            kind: "loading",
-            detail: this.t("convertingState", { state: state.conversion.currentState, seconds: Math.round(waited) })
-          })
-        }
-      } catch {
-        return
-      }
-      await new Promise((resolve) => setTimeout(resolve, STATE_POLL_MS))
     }
   }
 
@@ -315,17 +293,9 @@ export class DocstackViewer extends LitElement {
   }
 
   private fail(error: unknown) {
-    const message = error instanceof Error ? error.message : String(error)
-    const service = error instanceof ServiceError ? error : null
-    const kind = service?.status === 404
-      ? "notFound"
-      : service?.reason === "password" || /password/i.test(message)
-      ? "password"
-      : /conver/i.test(message) && service?.status === 500
-      ? "conversion"
-      : "other"
-    this.setStatus({ kind: "error", error: kind, message })
-    this.dispatch("error", { kind, message })
+    const status = failureStatus(error)
+    this.setStatus(status)
+    this.dispatch("error", { kind: status.error, message: status.message })
   }
 
   private setStatus(status: Status) {
@@ -449,16 +419,6 @@ export class DocstackViewer extends LitElement {
       this.scrollToContent(top - viewport.clientHeight / 3)
       this.onScroll(true)
     }
-  }
-
-  private highlightsOf(index: number): ReadonlyArray<Highlight> {
-    const { hits, current } = this.findState
-    if (hits.length === 0) return NO_HIGHLIGHTS
-    const found: Array<Highlight> = []
-    hits.forEach((hit, position) => {
-      if (hit.pageNumber === index) found.push({ rects: hit.rects, current: position === current })
-    })
-    return found.length === 0 ? NO_HIGHLIGHTS : found
   }
 
   private toggleFind(open = !this.findOpen) {
@@ -616,98 +576,25 @@ export class DocstackViewer extends LitElement {
           @scroll=${() => this.onScroll()}
           @page-painted=${(event: CustomEvent) =>
       this.dispatch("pagerendered", { pageNumber: event.detail.index + 1, width: event.detail.width })}>
-          ${this.renderPages()}
-          ${this.renderStatus()}
+          ${
+      this.status.kind === "ready" && this.geometry !== null && this.pages !== null
+        ? pageList({
+          geometry: this.geometry,
+          pages: this.pages,
+          viewport: this.viewport,
+          fallbackSize: this.viewportSize,
+          range: this.range,
+          rotations: this.rotations,
+          tiling: this.tiling,
+          highlightsOf: (index) => highlightsOn(this.findState, index),
+          t
+        })
+        : nothing
+    }
+          ${statusMessage(this.status, t)}
         </div>
       </div>`
   }
-
-  private renderPages() {
-    const geometry = this.geometry
-    const pages = this.pages
-    const viewport = this.viewport
-    if (geometry === null || pages === null || this.status.kind !== "ready") return nothing
-    const width = viewport?.clientWidth ?? this.viewportSize.width
-    const height = viewport?.clientHeight ?? this.viewportSize.height
-    const scrollTop = viewport?.scrollTop ?? 0
-    // Content positions to the list's: the same unless the list is capped (MAX_LIST_HEIGHT).
-    const shift = geometry.contentTop(scrollTop, height) - scrollTop
-    const tiling = this.tiling
-    const indexes: Array<number> = []
-    for (let index = this.range.first; index <= this.range.last && index < geometry.count; index++) indexes.push(index)
-    return html`<div class="list" style=${`height:${geometry.listHeight}px;width:${geometry.listWidth}px`}>
-      ${
-      repeat(indexes, (index) => index, (index) => {
-        const top = geometry.tops[index]! - shift
-        const left = geometry.left(index, width)
-        const pageWidth = geometry.widths[index]!
-        const pageHeight = geometry.heights[index]!
-        const inView = top < scrollTop + height && top + pageHeight > scrollTop
-        const visibleRect = !inView
-          ? null
-          : tiling
-          ? visiblePart(viewport!, left, top, pageWidth, pageHeight)
-          : WHOLE_PAGE
-        return html`<docstack-page .pages=${pages} .index=${index} .dimensions=${geometry.pages[index]}
-          .scale=${geometry.scale} .userRotation=${this.rotations.get(index) ?? 0}
-          .outer=${{ top, left, width: pageWidth, height: pageHeight }} .visibleRect=${visibleRect}
-          .highlights=${this.highlightsOf(index)} .label=${this.t("page", { number: index + 1 })}></docstack-page>`
-      })
-    }
-    </div>`
-  }
-
-  private renderStatus() {
-    const status = this.status
-    const t = this.t
-    switch (status.kind) {
-      case "idle":
-        return html`<div class="message" role="status"><div>${t("noDocument")}</div></div>`
-      case "loading":
-        return html`<div class="message" role="status" aria-live="polite"><div><span class="spinner"></span>${
-          status.detail ?? t("loading")
-        }</div></div>`
-      case "error": {
-        const key: MessageKey = {
-          notFound: "notFound",
-          password: "passwordProtected",
-          conversion: "conversionFailed",
-          other: "failed"
-        }[status.error] as MessageKey
-        return html`<div class="message error" role="alert"><div>${t(key, { message: status.message })}</div></div>`
-      }
-      default:
-        return nothing
-    }
-  }
-}
-
-const NO_HIGHLIGHTS: ReadonlyArray<Highlight> = []
-/** Stands for "all of the page is in view" below the tiling width, where the exact part does not matter. */
-const WHOLE_PAGE = { x: 0, y: 0, w: Number.MAX_SAFE_INTEGER, h: Number.MAX_SAFE_INTEGER }
-
-/** The part of a page box (list coordinates) inside the viewport, in the box's own CSS pixels. */
-const visiblePart = (viewport: HTMLElement, left: number, top: number, width: number, height: number) => {
-  const x = Math.max(0, viewport.scrollLeft - left)
-  const y = Math.max(0, viewport.scrollTop - top)
-  const right = Math.min(width, viewport.scrollLeft + viewport.clientWidth - left)
-  const bottom = Math.min(height, viewport.scrollTop + viewport.clientHeight - top)
-  return {
-    x: Math.round(x),
-    y: Math.round(y),
-    w: Math.max(0, Math.round(right - x)),
-    h: Math.max(0, Math.round(bottom - y))
-  }
-}
-
-/** The first document of a container, depth first: what a reader opening an email sees first. */
-const firstDocument = (container: ContainerLayout): string | null => {
-  for (const child of container.children) {
-    if (!isContainer(child)) return child.documentId.id
-    const nested = firstDocument(child)
-    if (nested !== null) return nested
-  }
-  return null
 }
 
 customElements.define("docstack-viewer", DocstackViewer)

@@ -32,6 +32,16 @@ export type Layout = PageLayout | ContainerLayout
 export const isContainer = (layout: { readonly type: string }): layout is ContainerLayout =>
   layout.type.endsWith("DocumentContainer")
 
+/** The first document of a container, depth first: what a reader opening an email sees first. */
+export const firstDocument = (container: ContainerLayout): string | null => {
+  for (const child of container.children) {
+    if (!isContainer(child)) return child.documentId.id
+    const nested = firstDocument(child)
+    if (nested !== null) return nested
+  }
+  return null
+}
+
 export interface TextRun {
   readonly position: { readonly x: number; readonly y: number; readonly w: number; readonly h: number }
   readonly text: string

@@ -4,6 +4,7 @@
  * search cancels the one running.
  */
 import type { SearchHit, SearchOptions, ViewerClient } from "../client/ViewerClient.ts"
+import type { Highlight } from "../pages/PageView.ts"
 
 /** Pages per call: small enough for the first hits to come quickly, large enough to keep calls few. */
 const CHUNK_PAGES = 25
@@ -19,6 +20,18 @@ export interface FindState {
 }
 
 export const noFind: FindState = { query: "", hits: [], current: -1, done: true, error: null }
+
+const NO_HIGHLIGHTS: ReadonlyArray<Highlight> = []
+
+/** The hits on page `index` as highlights, the selected one marked. */
+export const highlightsOn = (state: FindState, index: number): ReadonlyArray<Highlight> => {
+  if (state.hits.length === 0) return NO_HIGHLIGHTS
+  const found: Array<Highlight> = []
+  state.hits.forEach((hit, position) => {
+    if (hit.pageNumber === index) found.push({ rects: hit.rects, current: position === state.current })
+  })
+  return found.length === 0 ? NO_HIGHLIGHTS : found
+}
 
 export class FindController {
   private controller: AbortController | null = null
