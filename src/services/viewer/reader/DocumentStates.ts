@@ -3,10 +3,11 @@
  * broker's conversion orders for it (docs/viewer.md "The browser viewer's JSON routes"), so that a
  * browser can explain a wait or a failure. It never waits: each broker call answers at once.
  */
-import { Effect, Option, Schema } from "effect"
+import { Effect, Option } from "effect"
 import type { ConversionOrder } from "../../../schemas/broker/Orders.ts"
 import { ConversionProgress, DocumentState, type FailureReason } from "../../../schemas/viewer/Reader.ts"
 import { DocumentAccess } from "../documents/DocumentAccess.ts"
+import { pageCountIn } from "./PageCount.ts"
 
 /**
  * The broker's words for a file protected by a password: a PDF ("The PDF is protected by a
@@ -42,12 +43,6 @@ const stateOf = (order: ConversionOrder): DocumentState => {
   }
 }
 
-/** The broker's metadata JSON says how many pages the document has, once it has them. */
-const hasPages = (documentMetadata: string) =>
-  Option.isSome(
-    Schema.decodeUnknownOption(Schema.parseJson(Schema.Struct({ pageCount: Schema.String })))(documentMetadata)
-  )
-
 export class DocumentStates extends Effect.Service<DocumentStates>()("docstack/viewer/DocumentStates", {
   effect: Effect.gen(function*() {
     const access = yield* DocumentAccess
@@ -68,7 +63,7 @@ export class DocumentStates extends Effect.Service<DocumentStates>()("docstack/v
             // No order: the document needs none (a PDF, an image, a container), has its pages from a
             // registered layout, will be converted when its pages are first asked for, or cannot be shown.
             const metadata = yield* client.documents.metadata({ path: { documentId } })
-            return metadata.renderedFormat === "pdf" || hasPages(metadata.documentMetadata)
+            return metadata.renderedFormat === "pdf" || Option.isSome(pageCountIn(metadata.documentMetadata))
               ? ready
               : failed(`The ${metadata.format} file of this document cannot be shown as pages`, null)
           }).pipe(
