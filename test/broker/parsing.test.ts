@@ -20,6 +20,13 @@ describe("page image descriptor", () => {
     expect(Either.getOrThrow(decode("IM_800_450")).key).toBe("IM_800_90")
   })
 
+  it("keeps the last A filter, after the pixel filters, and leaves out A~1 (the default) from the key", () => {
+    expect(Either.getOrThrow(decode("IM_800_0_FILTERS~a~0~C~10")).key).toBe("IM_800_0_FILTERS~C~10~A~0")
+    expect(Either.getOrThrow(decode("IM_800_0_FILTERS~A~1")).key).toBe("IM_800_0")
+    expect(Either.getOrThrow(decode("IM_800_0_FILTERS~A~1~A~0")).key).toBe("IM_800_0_FILTERS~A~0")
+    expect(Either.getOrThrow(decode("IM_800_0_FILTERS~A~0~I~1~A~1")).key).toBe("IM_800_0_FILTERS~I~1")
+  })
+
   it("refuses what it cannot read, saying why", () => {
     for (
       const [text, reason] of [

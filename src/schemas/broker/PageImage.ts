@@ -1,10 +1,19 @@
 /**
- * The page image descriptor `IM_{width}_{rotation}[_FILTERS~C~v~B~v~I~v]`.
+ * The page image descriptor `IM_{width}_{rotation}[_FILTERS~C~v~B~v~I~v~A~v]`.
  */
 import { ParseResult, Schema } from "effect"
 
-export const FilterCode = Schema.Literal("C", "B", "I")
+/**
+ * C contrast, B brightness, I invert (pixel filters, applied in order), and A: `A~0` leaves out the
+ * annotations GET /annotation lists, for a client that draws them itself (docs/page-images.md).
+ */
+export const FilterCode = Schema.Literal("C", "B", "I", "A")
 export type FilterCode = typeof FilterCode.Type
+
+/** Whether the image leaves out the annotations GET /annotation lists (`A~0`). */
+export const leavesOutListedAnnotations = (
+  filters: ReadonlyArray<{ readonly code: FilterCode; readonly value: number }>
+) => filters.some((f) => f.code === "A" && f.value === 0)
 
 export class PageImageDescriptor extends Schema.Class<PageImageDescriptor>("PageImageDescriptor")({
   /** Width of the returned image in pixels, after rotation. */
@@ -32,7 +41,7 @@ export const PageImageDescriptorFromString = Schema.transformOrFail(Schema.Strin
         new ParseResult.Type(
           ast,
           text,
-          `pageImageDescription must look like IM_{width}_{rotation} optionally followed by _FILTERS~C~{contrast}~B~{brightness}~I~{0|1}, got '${text}'`
+          `pageImageDescription must look like IM_{width}_{rotation} optionally followed by _FILTERS~C~{contrast}~B~{brightness}~I~{0|1}~A~{0|1}, got '${text}'`
         )
       )
     }
@@ -41,6 +50,7 @@ export const PageImageDescriptorFromString = Schema.transformOrFail(Schema.Strin
       return ParseResult.fail(new ParseResult.Type(ast, text, `rotation must be a multiple of 90, got ${rotation}`))
     }
     const filters: Array<{ code: FilterCode; value: number }> = []
+    let annotations = 1
     for (const [, code, value] of (match[3] ?? "").matchAll(/~([A-Za-z])~(-?\d+)/g)) {
       const upper = code!.toUpperCase()
       if (!Schema.is(FilterCode)(upper)) {
@@ -48,12 +58,16 @@ export const PageImageDescriptorFromString = Schema.transformOrFail(Schema.Strin
           new ParseResult.Type(
             ast,
             text,
-            `unknown filter code '${code}': use C (contrast), B (brightness) or I (invert)`
+            `unknown filter code '${code}': use C (contrast), B (brightness), I (invert) or A (A~0 leaves out the annotations GET /annotation lists)`
           )
         )
       }
-      filters.push({ code: upper, value: Number(value) })
+      if (upper === "A") annotations = Number(value)
+      else filters.push({ code: upper, value: Number(value) })
     }
+    // A is no pixel filter: the last one given decides, and drawing them (the default) is not
+    // written, so that every spelling of one image shares its cache key.
+    if (annotations === 0) filters.push({ code: "A", value: 0 })
     return ParseResult.succeed({ width: Number(match[1]), rotation: ((rotation % 360) + 360) % 360, filters })
   },
   encode: (descriptor) => ParseResult.succeed(new PageImageDescriptor(descriptor).key)
