@@ -71,7 +71,10 @@ const AnnotationDocumentId = Schema.transform(
 )
 
 export class Annotation extends Schema.Class<Annotation>("Annotation")({
-  /** Assigned by the broker on creation (PUT); names the annotation in updates and deletions. */
+  /**
+   * Given on creation (PUT) by the client (of the form ^[A-Za-z0-9_-]{8,64}$) or else by the broker;
+   * names the annotation in updates and deletions.
+   */
   id: Schema.optional(DocumentIdRef),
   type: AnnotationType,
   /** 0-based page index. */

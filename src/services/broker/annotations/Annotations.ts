@@ -38,6 +38,12 @@ export const AnnotationsConfig = Config.all({
 
 const newAnnotationId = () => `a_${randomBytes(12).toString("base64url")}`
 
+/**
+ * The form of an ID a client may give a new annotation (docs/annotations.md): one URL path
+ * segment, an XFDF name and a PDF /NM as it is, long enough not to be guessed by chance.
+ */
+const CLIENT_ID = /^[A-Za-z0-9_-]{8,64}$/
+
 /** What its type needs that the annotation lacks, if anything. */
 const shapeProblem = (a: Annotation): string | undefined => {
   const points = a.points?.length ?? 0
@@ -130,12 +136,19 @@ export class Annotations extends Effect.Service<Annotations>()("docstack/Annotat
           return geometry ? [fromPdfAnnotation(p, geometry, documentId, "file")] : []
         })
         const stored = rows.filter((r) => !r.fromFile).map((r) => r.body)
+        const fileIds = new Set(basis.fileAnnotations.map((p) => p.name))
         return {
           pages: basis.pages,
-          fileIds: new Set(basis.fileAnnotations.map((p) => p.name)),
-          all: [...fromFile, ...stored]
+          fileIds,
+          all: [...fromFile, ...stored],
+          /** The file's annotations users deleted, as they were: a PUT naming one brings it back. */
+          deletedFromFile: new Map(
+            rows.filter((r) => r.fromFile && r.deleted && fileIds.has(r.id)).map((r) => [r.id, r.body])
+          )
         }
       })
+
+    type State = Effect.Effect.Success<ReturnType<typeof current>>
 
     const redactReasons = new Set(policy.availableRedactReasons.map((r) => r.symbolicName))
 
@@ -143,16 +156,17 @@ export class Annotations extends Effect.Service<Annotations>()("docstack/Annotat
      * What is wrong with each of `annotations`, labelled by its place in `label`; `pageCountOf` gives
      * the page count of the annotation's document (undefined: not known yet). A redaction reason must
      * be one of the policy's, unless it is the one the annotation had before (`before`): a file's
-     * redaction may carry any overlay text.
+     * redaction may carry any overlay text. `idProblems` adds what is wrong with the ID a client gave.
      */
     const problemsOf = (
       annotations: ReadonlyArray<Annotation>,
       label: string,
       pageCountOf: (a: Annotation) => number | undefined,
-      before: (a: Annotation) => Annotation | undefined = () => undefined
+      before: (a: Annotation) => Annotation | undefined = () => undefined,
+      idProblems: (a: Annotation) => ReadonlyArray<string> = () => []
     ) =>
       annotations.flatMap((a, i) => {
-        const problems = problemsOfOne(a, pageCountOf(a))
+        const problems = [...idProblems(a), ...problemsOfOne(a, pageCountOf(a))]
         if (
           a.redactReason !== undefined && !redactReasons.has(a.redactReason) &&
           before(a)?.redactReason !== a.redactReason
@@ -167,10 +181,37 @@ export class Annotations extends Effect.Service<Annotations>()("docstack/Annotat
     const check = (
       annotations: ReadonlyArray<Annotation>,
       pages: ReadonlyArray<PageGeometry>,
-      before?: (a: Annotation) => Annotation | undefined
+      before: (a: Annotation) => Annotation | undefined,
+      idProblems?: (a: Annotation) => ReadonlyArray<string>
     ) => {
-      const problems = problemsOf(annotations, "annotations", () => pages.length, before)
+      const problems = problemsOf(annotations, "annotations", () => pages.length, before, idProblems)
       return problems.length === 0 ? Effect.void : Effect.fail(new InvalidRequest({ message: problems.join("; ") }))
+    }
+
+    /**
+     * What is wrong with the IDs clients gave new annotations (PUT): one the document shows (an
+     * annotation's or a reply's) is taken, one of another form than CLIENT_ID refused, and one ID
+     * may name one annotation of the body only. A deleted annotation of the file may be named
+     * whatever its form: the PUT brings it back.
+     */
+    const clientIdProblems = (
+      annotations: ReadonlyArray<Annotation>,
+      { all, deletedFromFile }: Pick<State, "all" | "deletedFromFile">
+    ) => {
+      const shown = new Set(all.flatMap((a) => [a.id!.id, ...(a.replies ?? []).flatMap((r) => r.id ?? [])]))
+      const given = new Map<string, number>()
+      for (const a of annotations) if (a.id !== undefined) given.set(a.id.id, (given.get(a.id.id) ?? 0) + 1)
+      return (a: Annotation): ReadonlyArray<string> => {
+        if (a.id === undefined) return []
+        const id = a.id.id
+        if (shown.has(id)) {
+          return [`id '${id}' is taken by an annotation the document shows: change that one with POST, or leave id out`]
+        }
+        if (!deletedFromFile.has(id) && !CLIENT_ID.test(id)) {
+          return ["an id a client gives is 8 to 64 letters, digits, '_' or '-' (or leave id out)"]
+        }
+        return given.get(id)! > 1 ? [`id '${id}' is given to more than one annotation of the body`] : []
+      }
     }
 
     /** A request naming more annotations than ANNOTATIONS_PER_REQUEST is refused before any is read. */
@@ -205,22 +246,24 @@ export class Annotations extends Effect.Service<Annotations>()("docstack/Annotat
 
     /**
      * Checks every annotation, then writes them all in one transaction: one that `replaces` an
-     * annotation takes its ID, creation date and origin; any other is added under a new ID. Answers
+     * annotation takes its ID, creation date and origin; any other is added under `newId`. Answers
      * the IDs written, in order.
      */
     const save = (
       documentId: string,
       annotations: ReadonlyArray<Annotation>,
-      { fileIds, pages }: { readonly fileIds: ReadonlySet<string>; readonly pages: ReadonlyArray<PageGeometry> },
-      replaces: (a: Annotation) => Annotation | undefined
+      { fileIds, pages }: Pick<State, "fileIds" | "pages">,
+      replaces: (a: Annotation) => Annotation | undefined,
+      newId: (a: Annotation) => string = newAnnotationId,
+      idProblems?: (a: Annotation) => ReadonlyArray<string>
     ) =>
       Effect.gen(function*() {
-        yield* check(annotations, pages, replaces)
+        yield* check(annotations, pages, replaces, idProblems)
         const now = new Date().toISOString()
         const rows = annotations.map((a) => {
           const before = replaces(a)
           if (before === undefined) {
-            return { annotation: completed(a, newAnnotationId(), documentId, now, undefined, "store"), fromFile: false }
+            return { annotation: completed(a, newId(a), documentId, now, undefined, "store"), fromFile: false }
           }
           const id = before.id!.id
           const fromFile = fileIds.has(id)
@@ -273,10 +316,21 @@ export class Annotations extends Effect.Service<Annotations>()("docstack/Annotat
         return new AnnotationList({ annotations: (yield* current(documentId)).all })
       }),
 
-      /** PUT: new annotations, each given an ID. */
+      /**
+       * PUT: new annotations, each under the ID its client gave (checked by clientIdProblems) or a
+       * new one. Naming a deleted annotation of the file brings it back, with the body given.
+       */
       create: Effect.fn("Annotations.create")(function*(documentId: string, body: AnnotationList) {
         yield* withinLimit(body.annotations)
-        yield* save(documentId, body.annotations, yield* current(documentId), () => undefined)
+        const state = yield* current(documentId)
+        yield* save(
+          documentId,
+          body.annotations,
+          state,
+          (a) => (a.id === undefined ? undefined : state.deletedFromFile.get(a.id.id)),
+          (a) => a.id?.id ?? newAnnotationId(),
+          clientIdProblems(body.annotations, state)
+        )
       }),
 
       /** POST: annotations replaced, each named by its ID; one unknown ID changes nothing. */
