@@ -34,6 +34,26 @@ export const AnnotationType = Schema.Literal(...PdfAnnotationSubtype.literals, "
 })
 export type AnnotationType = typeof AnnotationType.Type
 
+/** How a line's start or end is drawn (PDF 32000-1, table 176): R-arrows point back along the line. */
+export const LineEnding = Schema.Literal(
+  "None",
+  "Square",
+  "Circle",
+  "Diamond",
+  "OpenArrow",
+  "ClosedArrow",
+  "Butt",
+  "ROpenArrow",
+  "RClosedArrow",
+  "Slash"
+)
+export type LineEnding = typeof LineEnding.Type
+
+/** A Line's or PolyLine's endings, [start, end]. */
+export const LineEndings = Schema.Tuple(LineEnding, LineEnding).annotations({
+  message: () => `lineEndings is [start, end], each one of ${LineEnding.literals.join(", ")}`
+})
+
 const Component = Schema.Int.pipe(
   Schema.between(0, 255, { message: () => "colour components are integers from 0 to 255" })
 )
@@ -102,9 +122,11 @@ export class Annotation extends Schema.Class<Annotation>("Annotation")({
   points: Schema.optional(Schema.Array(Point)),
   /** Ink: the strokes. */
   inkList: Schema.optional(Schema.Array(Schema.Array(Point))),
-  /** Square, Circle, Polygon: fill colour. */
+  /** Square, Circle, Polygon: fill colour; Line, PolyLine: that of their closed endings. */
   interiorColor: Schema.optional(Color),
   lineWidth: Schema.optional(NonNegative),
+  /** Line and PolyLine: how the start and the end are drawn (absent: ["None", "None"]). */
+  lineEndings: Schema.optional(LineEndings),
   /** FreeText: font size in points and text colour. */
   fontSize: Schema.optional(NonNegative),
   fontColor: Schema.optional(Color),

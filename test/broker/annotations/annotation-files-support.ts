@@ -178,7 +178,8 @@ export const ALL: ReadonlyArray<PdfAnnotation> = [
     vertices: [
       [100, 400],
       [200, 450]
-    ]
+    ],
+    lineEndings: ["None", "ClosedArrow"]
   },
   {
     subtype: "Polygon",

@@ -171,7 +171,8 @@ describe("files written by Acrobat and other widely used tools", () => {
           vertices: [
             [263.38913, 266.142761],
             [302.989594, 238.514526]
-          ]
+          ],
+          lineEndings: ["None", "OpenArrow"]
         },
         {
           subtype: "Polygon",

@@ -25,7 +25,7 @@ import { AnnotationBasis, ReadAnnotations } from "./AnnotationRequests.ts"
 import { AnnotationStore } from "./AnnotationStore.ts"
 import { parseFdf, writeFdf } from "./Fdf.ts"
 import type { PageGeometry } from "./PageSpace.ts"
-import type { PdfAnnotation } from "./PdfAnnotation.ts"
+import { hasLineEndings, type PdfAnnotation } from "./PdfAnnotation.ts"
 import { parseXfdf, writeXfdf } from "./Xfdf.ts"
 
 export const AnnotationsConfig = Config.all({
@@ -69,6 +69,7 @@ const problemsOfOne = (a: Annotation, pageCount: number | undefined): Array<stri
     ? [`page ${a.page} does not exist: the document has pages 0 to ${pageCount - 1}`]
     : []),
   ...(a.position.w < 0 || a.position.h < 0 ? ["position must have a width and height of 0 or more"] : []),
+  ...(a.lineEndings !== undefined && !hasLineEndings(a.type) ? ["lineEndings is for Line and PolyLine only"] : []),
   ...[shapeProblem(a)].filter((p) => p !== undefined)
 ]
 

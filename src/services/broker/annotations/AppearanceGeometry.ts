@@ -1,10 +1,17 @@
 /**
  * The geometry of appearance streams, in user space: numbers as operands, the upright frame of a
  * rectangle on a turned page, and the paths the appearances are made of (ellipses, rounded boxes,
- * polylines, the quadrilaterals of text markup).
+ * polylines, line endings, the quadrilaterals of text markup).
  */
 import { apply, type Matrix } from "../engine/Matrix.ts"
-import { normaliseRect, normaliseRotation, type PdfAnnotation, type PdfPoint, type PdfRect } from "./PdfAnnotation.ts"
+import {
+  type LineEnding,
+  normaliseRect,
+  normaliseRotation,
+  type PdfAnnotation,
+  type PdfPoint,
+  type PdfRect
+} from "./PdfAnnotation.ts"
 
 /** A number as a content-stream operand, to a thousandth of a point. */
 export const num = (v: number): string => {
@@ -85,6 +92,80 @@ export const polyline = (points: ReadonlyArray<PdfPoint>, close: boolean): Array
   if (close) ops.push("h")
   return ops
 }
+
+/** A drawn line ending: its path, whether it is closed (and so filled with the interior colour), the points it reaches. */
+export interface EndingPath {
+  readonly ops: ReadonlyArray<string>
+  readonly closed: boolean
+  readonly reach: ReadonlyArray<PdfPoint>
+}
+
+/** An arrowhead's wings leave its tip at 30 degrees to the line, as Acrobat draws them. */
+const WING_ALONG = Math.cos(Math.PI / 6)
+const WING_ACROSS = Math.sin(Math.PI / 6)
+
+/**
+ * A line ending (PDF 32000-1 table 176) at `tip`, an end of the line, where `outward` (a unit
+ * vector) is the way the line leaves there; `size` is an arrowhead's length and a box's side. A
+ * square and a diamond turn with the line; a slash lies 30 degrees clockwise from the
+ * perpendicular, so the slashes at both ends are parallel. None draws nothing.
+ */
+export const lineEndingPath = (
+  ending: LineEnding,
+  tip: PdfPoint,
+  outward: PdfPoint,
+  size: number
+): EndingPath | undefined => {
+  const [ux, uy] = outward
+  // s along the line, outwards; t across it, to its left.
+  const at = (s: number, t: number): PdfPoint => [tip[0] + s * ux - t * uy, tip[1] + s * uy + t * ux]
+  const r = size / 2
+  const shape = (points: ReadonlyArray<PdfPoint>, closed: boolean): EndingPath => ({
+    ops: polyline(points, closed),
+    closed,
+    reach: points
+  })
+  // An arrow's wings go back along the line; a reversed (R) arrow's go on past its end.
+  const arrow = (back: number, closed: boolean) =>
+    shape(
+      [at(back * size * WING_ALONG, size * WING_ACROSS), tip, at(back * size * WING_ALONG, -size * WING_ACROSS)],
+      closed
+    )
+  switch (ending) {
+    case "OpenArrow":
+      return arrow(-1, false)
+    case "ClosedArrow":
+      return arrow(-1, true)
+    case "ROpenArrow":
+      return arrow(1, false)
+    case "RClosedArrow":
+      return arrow(1, true)
+    case "Square":
+      return shape([at(r, r), at(-r, r), at(-r, -r), at(r, -r)], true)
+    case "Diamond":
+      return shape([at(r, 0), at(0, r), at(-r, 0), at(0, -r)], true)
+    case "Circle":
+      return { ops: ellipse(tip[0], tip[1], r, r), closed: true, reach: [at(r, r), at(-r, -r), at(r, -r), at(-r, r)] }
+    case "Butt":
+      return shape([at(0, r), at(0, -r)], false)
+    case "Slash":
+      return shape([at(-r * WING_ACROSS, -r * WING_ALONG), at(r * WING_ACROSS, r * WING_ALONG)], false)
+    case "None":
+      return undefined
+  }
+}
+
+/** The rectangle grown to hold the points, `margin` around each (a stroke's half width). */
+export const boxHolding = (rect: PdfRect, points: ReadonlyArray<PdfPoint>, margin: number): PdfRect =>
+  points.reduce<PdfRect>(
+    ([x1, y1, x2, y2], [x, y]) => [
+      Math.min(x1, x - margin),
+      Math.min(y1, y - margin),
+      Math.max(x2, x + margin),
+      Math.max(y2, y + margin)
+    ],
+    normaliseRect(rect)
+  )
 
 /** A quadrilateral of text as PDF writers order /QuadPoints: upper left, upper right, lower left, lower right. */
 export interface Quad {

@@ -12,10 +12,22 @@
  * drawn in a frame turned against the page's /Rotate, because a viewer turns the annotation's
  * appearance with the page.
  */
-import { cm, ellipse, num, polyline, quadFrame, quadsOf, roundedBox, uprightFrame } from "./AppearanceGeometry.ts"
+import {
+  boxHolding,
+  cm,
+  ellipse,
+  lineEndingPath,
+  num,
+  polyline,
+  quadFrame,
+  quadsOf,
+  roundedBox,
+  uprightFrame
+} from "./AppearanceGeometry.ts"
 import { type AppearanceFont, encodable, wrapText } from "./AppearanceText.ts"
 import {
   clamp01,
+  type LineEnding,
   normaliseRect,
   type PdfAnnotation,
   type PdfColor,
@@ -74,6 +86,8 @@ export const defaultColor = (a: PdfAnnotation): PdfColor =>
 
 interface Drawn {
   readonly ops: Array<string>
+  /** The form's box when the drawing reaches past the annotation's rectangle (a line's stroke and endings). */
+  readonly bbox?: PdfRect
   readonly fonts?: ReadonlyArray<AppearanceFontKind>
   readonly replaced?: ReadonlyArray<string>
   readonly multiply?: boolean
@@ -274,6 +288,55 @@ const path = (a: PdfAnnotation, points: ReadonlyArray<PdfPoint>, close: boolean)
   return { ops }
 }
 
+/**
+ * How far from the tip a line ending reaches: an arrowhead's length and a box's side, in
+ * proportion to the line's width as Acrobat draws them, never under 6 points.
+ */
+const endingSize = (width: number) => Math.max(6, 4.5 * width)
+
+/**
+ * The way a path leaves at its end `tip`, `others` being its other points from the tip's neighbour
+ * on: from the first of them that is not the tip towards it (none when every point is the tip).
+ */
+const outwardAt = (tip: PdfPoint, others: ReadonlyArray<PdfPoint>): PdfPoint | undefined => {
+  const from = others.find(([x, y]) => x !== tip[0] || y !== tip[1])
+  if (from === undefined) return undefined
+  const length = Math.hypot(tip[0] - from[0], tip[1] - from[1])
+  return [(tip[0] - from[0]) / length, (tip[1] - from[1]) / length]
+}
+
+/**
+ * A Line or PolyLine: its path, then its /LE endings, stroked like it, the closed ones filled with
+ * the interior colour when there is one (PDF 32000-1 12.5.6.7). The form's box holds the whole
+ * stroke and the endings, which reach past the line's own rectangle (a level line's has no
+ * height: as the box, it would clip the line away).
+ */
+const lineWithEndings = (a: PdfAnnotation, points: ReadonlyArray<PdfPoint>, rect: PdfRect): Drawn => {
+  const line = path(a, points, false)
+  const [startEnding, endEnding] = a.lineEndings ?? ["None", "None"]
+  const width = a.lineWidth ?? 1
+  const ending = (kind: LineEnding, tip: PdfPoint | undefined, others: ReadonlyArray<PdfPoint>) => {
+    const outward = tip === undefined ? undefined : outwardAt(tip, others)
+    return tip === undefined || outward === undefined
+      ? undefined
+      : lineEndingPath(kind, tip, outward, endingSize(width))
+  }
+  const endings = [
+    ending(startEnding, points[0], points.slice(1)),
+    ending(endEnding, points.at(-1), points.slice(0, -1).reverse())
+  ].filter((e) => e !== undefined)
+  const ops = line.ops.length > 0 || endings.length === 0
+    ? [...line.ops]
+    : [stroke(defaultColor(a)), `${num(width)} w`, "1 j 1 J"]
+  const filled = a.interiorColor
+  if (filled && endings.length > 0) ops.push(fill(filled))
+  for (const e of endings) {
+    const paint = e.closed && filled ? (width > 0 ? "B" : "f") : width > 0 ? "S" : "n"
+    ops.push(...e.ops, paint)
+  }
+  return { ops, bbox: boxHolding(rect, [...points, ...endings.flatMap((e) => e.reach)], width / 2) }
+}
+
 const ink = (a: PdfAnnotation): Drawn => {
   const width = a.lineWidth ?? 1
   const strokes = (a.inkList ?? []).filter((s) => s.length > 0)
@@ -367,11 +430,11 @@ export const normalAppearance = (a: PdfAnnotation, ctx: AppearanceContext, flatt
       case "Circle":
         return shape(a, rect, a.subtype)
       case "Line":
-        return path(a, (a.vertices ?? []).slice(0, 2), false)
+        return lineWithEndings(a, (a.vertices ?? []).slice(0, 2), rect)
       case "Polygon":
         return path(a, a.vertices ?? [], true)
       case "PolyLine":
-        return path(a, a.vertices ?? [], false)
+        return lineWithEndings(a, a.vertices ?? [], rect)
       case "Ink":
         return ink(a)
       case "Stamp":
@@ -388,7 +451,7 @@ export const normalAppearance = (a: PdfAnnotation, ctx: AppearanceContext, flatt
     }
   })()
   // A flattened redaction box is opaque whatever the annotation's opacity.
-  return finish(a.subtype === "Redact" && flatten ? { ...a, opacity: 1 } : a, rect, drawn)
+  return finish(a.subtype === "Redact" && flatten ? { ...a, opacity: 1 } : a, drawn.bbox ?? rect, drawn)
 }
 
 /** The redaction overlay appearance (/RO) of a Redact annotation. */

@@ -25,7 +25,16 @@ import {
   PDFRef,
   PDFString
 } from "pdf-lib"
-import { fromPdfDate, nameFor, nameText, numberOf, numbersOf, textOf, toPdfDate } from "../engine/PdfObjects.ts"
+import {
+  fromPdfDate,
+  nameFor,
+  namesOf,
+  nameText,
+  numberOf,
+  numbersOf,
+  textOf,
+  toPdfDate
+} from "../engine/PdfObjects.ts"
 import { AnnotationFileInvalid, readWith, unreadable } from "./AnnotationFileInvalid.ts"
 import {
   type AnnotationRecord,
@@ -37,7 +46,14 @@ import {
   put
 } from "./AnnotationRecords.ts"
 import { colorFromComponents, formatAppearance, formatDefaultStyle, parseAppearance } from "./DefaultAppearance.ts"
-import { isPdfAnnotationSubtype, normaliseRect, type PdfAnnotation, type PdfColor } from "./PdfAnnotation.ts"
+import {
+  hasLineEndings,
+  isPdfAnnotationSubtype,
+  lineEndingsFrom,
+  normaliseRect,
+  type PdfAnnotation,
+  type PdfColor
+} from "./PdfAnnotation.ts"
 import { plainTextOfRichText } from "./RichText.ts"
 
 const key = (name: string) => PDFName.of(name)
@@ -126,6 +142,9 @@ const readAnnotation = (dict: PDFDict, recordKey: string): AnnotationRecord | un
   if (line !== undefined) {
     if (line.length !== 4) unreadable("FDF /L is not four numbers")
     details.vertices = coordinatePairs(line, "FDF /L")
+  }
+  if (hasLineEndings(subtype)) {
+    put(details, "lineEndings", lineEndingsFrom(namesOf(dict.lookup(key("LE")), dict.context) ?? []))
   }
   const icon = dict.lookup(key("Name"))
   put(details, "iconName", icon instanceof PDFName ? nameText(icon) : textOf(icon))
@@ -256,6 +275,7 @@ const annotationDict = (context: PDFContext, record: AnnotationRecord, parent: P
     if (record.subtype === "Line" && details.vertices.length === 2) set("L", numbers(details.vertices.flat()))
     else set("Vertices", numbers(details.vertices.flat()))
   }
+  set("LE", details.lineEndings === undefined ? undefined : context.obj([...details.lineEndings]))
   set("Name", details.iconName === undefined ? undefined : nameFor(details.iconName))
   if (details.fontSize !== undefined || details.fontColor !== undefined) {
     set("DA", PDFString.of(formatAppearance(details.fontSize, details.fontColor)))

@@ -6,9 +6,9 @@
  * to and from it with the page's geometry (PageSpace.ts).
  */
 import { Schema } from "effect"
-import { PdfAnnotationSubtype } from "../../../schemas/broker/Annotations.ts"
+import { LineEnding, PdfAnnotationSubtype } from "../../../schemas/broker/Annotations.ts"
 
-export { PdfAnnotationSubtype }
+export { LineEnding, PdfAnnotationSubtype }
 
 /** Whether a PDF /Subtype is one the broker keeps (others are passed over when reading a file). */
 export const isPdfAnnotationSubtype = Schema.is(PdfAnnotationSubtype)
@@ -23,6 +23,25 @@ export type PdfColor = typeof PdfColor.Type
 
 export const PdfPoint = Schema.Tuple(Schema.Number, Schema.Number)
 export type PdfPoint = typeof PdfPoint.Type
+
+/** /LE of Line and PolyLine: how the start and the end are drawn. */
+export const PdfLineEndings = Schema.Tuple(LineEnding, LineEnding)
+export type PdfLineEndings = typeof PdfLineEndings.Type
+
+const isLineEnding = Schema.is(LineEnding)
+const knownEnding = (name: string | undefined): LineEnding => (isLineEnding(name) ? name : "None")
+
+/**
+ * Line endings from the names a file gives (/LE, XFDF head and tail): a missing or unknown name is
+ * None, as PDF 32000-1 table 176 says; None at both ends is no endings at all (the default).
+ */
+export const lineEndingsFrom = (names: ReadonlyArray<string | undefined>): PdfLineEndings | undefined => {
+  const endings: PdfLineEndings = [knownEnding(names[0]), knownEnding(names[1])]
+  return endings[0] === "None" && endings[1] === "None" ? undefined : endings
+}
+
+/** The subtypes that have line endings. */
+export const hasLineEndings = (subtype: string) => subtype === "Line" || subtype === "PolyLine"
 
 /** A reply to an annotation (a Text annotation with /IRT naming its parent, in a PDF). */
 export const PdfReply = Schema.Struct({
@@ -68,6 +87,8 @@ export const PdfAnnotation = Schema.Struct({
   inkList: Schema.optional(Schema.Array(Schema.Array(PdfPoint))),
   /** /Vertices of Polygon and PolyLine; /L of Line (two points). */
   vertices: Schema.optional(Schema.Array(PdfPoint)),
+  /** /LE of Line and PolyLine: [start, end]. */
+  lineEndings: Schema.optional(PdfLineEndings),
   /** /Name: a Text note's icon or a Stamp's name (Approved, Confidential, …). */
   iconName: Schema.optional(Schema.String),
   /** FreeText: font size in points (from /DA) and text colour. */

@@ -13,10 +13,12 @@ import {
   PDFRawStream,
   PDFRef
 } from "pdf-lib"
-import { fromPdfDate, nameOf, numberOf, numbersOf, textOf } from "../engine/PdfObjects.ts"
+import { fromPdfDate, nameOf, namesOf, numberOf, numbersOf, textOf } from "../engine/PdfObjects.ts"
 import { colorFromComponents } from "./DefaultAppearance.ts"
 import {
+  hasLineEndings,
   isPdfAnnotationSubtype,
+  lineEndingsFrom,
   normaliseRect,
   type PdfAnnotation,
   type PdfAnnotationSubtype,
@@ -176,6 +178,10 @@ const readAnnotation = (entry: Entry): Writable<PdfAnnotation> | undefined => {
   }
   const vertices = numbersOf(lookup(d, entry.subtype === "Line" ? "L" : "Vertices"), d.context)
   if (vertices) a.vertices = pairs(vertices)
+  const lineEndings = hasLineEndings(entry.subtype)
+    ? lineEndingsFrom(namesOf(lookup(d, "LE"), d.context) ?? [])
+    : undefined
+  if (lineEndings) a.lineEndings = lineEndings
   const iconName = nameOf(lookup(d, "Name"))
   if (iconName !== undefined) a.iconName = iconName
   const da = textOf(lookup(d, "DA"))

@@ -153,10 +153,11 @@ const popupRect = (writer: Writer, pageIndex: number, rect: PdfRect): PdfRect =>
   return rectToUser(g, { x, y, w, h })
 }
 
-const annotationDict = (w: Writer, page: PDFPage, a: PdfAnnotation): PDFDict => {
+/** The annotation's dictionary; `rect` is its /Rect, the box of its appearance. */
+const annotationDict = (w: Writer, page: PDFPage, a: PdfAnnotation, rect: PdfRect): PDFDict => {
   const ctx = w.pdf.context
   const d = ctx.obj({ Type: "Annot", Subtype: a.subtype })
-  d.set(key("Rect"), ctx.obj([...normaliseRect(a.rect)]))
+  d.set(key("Rect"), ctx.obj([...rect]))
   d.set(key("P"), page.ref)
   d.set(key("NM"), text(a.name))
   d.set(key("F"), PDFNumber.of(a.flags ?? AnnotationFlag.print))
@@ -177,6 +178,7 @@ const annotationDict = (w: Writer, page: PDFPage, a: PdfAnnotation): PDFDict => 
       ctx.obj(a.vertices.slice(0, a.subtype === "Line" ? 2 : undefined).flatMap((p) => [...p]))
     )
   }
+  if (a.lineEndings) d.set(key("LE"), ctx.obj([...a.lineEndings]))
   if (a.iconName !== undefined) d.set(key("Name"), nameFor(a.iconName))
   // /DA is required for FreeText, and for Redact with /OverlayText. An unknown size is written as
   // 0 (auto) and an unknown colour not at all, so that reading gives back what was written.
@@ -199,8 +201,10 @@ const annotationDict = (w: Writer, page: PDFPage, a: PdfAnnotation): PDFDict => 
 
 const writeObjects = (w: Writer, page: PDFPage, a: PdfAnnotation): Appearance => {
   const ctx = w.pdf.context
-  const d = annotationDict(w, page, a)
   const appearance = normalAppearance(a, appearanceContext(w, page, a, "objects"))
+  // A viewer fits the appearance's box into /Rect: they are one, grown past the annotation's
+  // rectangle where the drawing reaches further (line endings), as Acrobat writes them.
+  const d = annotationDict(w, page, a, appearance.bbox)
   const ap = ctx.obj({ N: formXObject(w, appearance) })
   d.set(key("AP"), ap)
   if (a.subtype === "Redact") {

@@ -34,6 +34,8 @@ import {
   parseAppearance
 } from "./DefaultAppearance.ts"
 import {
+  hasLineEndings,
+  lineEndingsFrom,
   normaliseRect,
   type PdfAnnotation,
   type PdfAnnotationSubtype,
@@ -167,6 +169,8 @@ const readElement = (element: XmlElement, subtype: PdfAnnotationSubtype, index: 
     if (line.length !== 2) unreadable(`XFDF ${label}: start and end are not one point each`)
     details.vertices = line
   }
+  // head is the start's ending, tail the end's (XFDF 3.0, line and polyline).
+  if (hasLineEndings(subtype)) put(details, "lineEndings", lineEndingsFrom([attribute("head"), attribute("tail")]))
   const inkList = child(element, "inklist")
   if (inkList !== undefined) {
     details.inkList = childElements(inkList)
@@ -271,7 +275,9 @@ const writeElement = (record: AnnotationRecord & { readonly name: string }, pare
     ["inreplyto", parentName],
     ["state", record.state],
     ["statemodel", record.stateModel],
-    ["overlay-text", details.overlayText]
+    ["overlay-text", details.overlayText],
+    ["head", details.lineEndings?.[0]],
+    ["tail", details.lineEndings?.[1]]
   ]
   const line = record.subtype === "Line" && details.vertices?.length === 2 ? details.vertices : undefined
   if (line !== undefined) {

@@ -62,6 +62,10 @@ export const nameOf = (
 export const numberOf = (object: PDFObject | undefined): number | undefined =>
   object instanceof PDFNumber && Number.isFinite(object.asNumber()) ? object.asNumber() : undefined
 
+/** An array of names (each looked up through `context`), an element of another kind undefined. */
+export const namesOf = (object: PDFObject | undefined, context: PDFContext): Array<string | undefined> | undefined =>
+  object instanceof PDFArray ? object.asArray().map((item) => nameOf(context.lookup(item))) : undefined
+
 /** An array of numbers (each looked up through `context`); undefined when it is no array or any element no number. */
 export const numbersOf = (object: PDFObject | undefined, context: PDFContext): Array<number> | undefined => {
   if (!(object instanceof PDFArray)) return undefined
