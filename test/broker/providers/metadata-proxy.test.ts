@@ -2,7 +2,7 @@
  * POST /documents/{id}/metadata through the broker against the reference provider over loopback:
  * the properties reach the provider, which keeps them on disk beside the file (read back here),
  * for a provider file and for a provider folder's file; a document with no provider, and the
- * provider's 404 and 403.
+ * provider's 404 and 403. And the other way: GET /documents/{id} names a document's provider.
  */
 import { expect, layer } from "@effect/vitest"
 import { Effect } from "effect"
@@ -11,7 +11,7 @@ import * as path from "node:path"
 import { BrokerUrl } from "../../../src/layers/Test.ts"
 import { CORPUS, defaultBackend } from "../../support/backends.ts"
 import { corpusFile, uploadOk } from "../../support/http.ts"
-import { makeProviderRoot, openOk, providerAndBroker, sendJson } from "./support.ts"
+import { get, makeProviderRoot, openOk, providerAndBroker, sendJson } from "./support.ts"
 
 const root = makeProviderRoot()
 
@@ -19,7 +19,34 @@ const root = makeProviderRoot()
 const stored = (file: string) =>
   JSON.parse(readFileSync(path.join(root, path.dirname(file), ".metadata", `${path.basename(file)}.json`), "utf8"))
 
-layer(providerAndBroker(root, defaultBackend.config), { timeout: 300_000 })("metadata proxy", (it) => {
+const providers = { filesystem: {}, archive: {} }
+
+layer(providerAndBroker(root, defaultBackend.config, providers), { timeout: 300_000 })("metadata proxy", (it) => {
+  it.effect("GET /documents/{id} names the provider of a document and of its parts; an upload has none", () =>
+    Effect.gen(function*() {
+      const providerOf = (id: string) =>
+        get(`/documents/${id}`).pipe(Effect.map((reply) => JSON.parse(reply.json.documentMetadata).provider))
+      const file = yield* openOk({ id: "tracemonkey.pdf" }, { provider: "archive" })
+      expect(yield* providerOf(file)).toBe("archive")
+      const folder = yield* openOk({ id: "case-42" }, { contentType: "application/json" })
+      // The folder, a file of it, a subfolder and an attachment inside its email.
+      for (const part of [folder, `${folder}@0`, `${folder}@2`, `${folder}@4`, `${folder}@4@1`]) {
+        expect(yield* providerOf(part), part).toBe("filesystem")
+      }
+      const tree = {
+        type: "folder",
+        name: "View",
+        parameters: {},
+        contents: [{ type: "file", name: "Contract", parameters: { id: "case-42/1 contract.pdf" } }]
+      }
+      const built = (yield* sendJson("POST", "/registry/folders?documentId=metadata-view", tree)).json.id
+      expect(yield* providerOf(built)).toBe("filesystem")
+      expect(yield* providerOf(`${built}@0`)).toBe("filesystem")
+
+      const uploaded = yield* uploadOk(yield* BrokerUrl, corpusFile("pdf/basicapi.pdf"))
+      expect(yield* providerOf(uploaded)).toBeUndefined()
+    }))
+
   it.effect("a provider file's metadata: sent to its provider, merged, stored there", () =>
     Effect.gen(function*() {
       const id = yield* openOk({ id: "tracemonkey.pdf" })

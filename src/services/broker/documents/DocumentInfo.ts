@@ -2,7 +2,7 @@
  * What the broker tells of a document: its metadata, and its layout (the pages of a document, the
  * tree of parts of a composite one).
  */
-import { Effect } from "effect"
+import { Effect, Option } from "effect"
 import {
   type DocumentContainer,
   DocumentIdRef,
@@ -15,6 +15,7 @@ import {
 import type { PartEntry } from "../composite/Parts.ts"
 import { isConvertible } from "../conversion/Converter.ts"
 import { Orders } from "../orders/Orders.ts"
+import { ProviderStore } from "../providers/ProviderStore.ts"
 import { type ContainerTarget, DocumentResolver } from "./DocumentResolver.ts"
 
 /** The children of a container as the layout lists them: folders expanded in place, everything else a stub. */
@@ -45,6 +46,7 @@ export class DocumentInfo extends Effect.Service<DocumentInfo>()("docstack/Docum
   effect: Effect.gen(function*() {
     const resolver = yield* DocumentResolver
     const orders = yield* Orders
+    const providerDocuments = yield* ProviderStore
 
     const conversionOrderIds = (documentId: string) =>
       orders.forDocument("conversion", documentId).pipe(
@@ -53,10 +55,21 @@ export class DocumentInfo extends Effect.Service<DocumentInfo>()("docstack/Docum
         )
       )
 
+    /**
+     * `provider`: the provider that holds the document opened through POST /registry/documents or
+     * /registry/folders, and its parts (`<id>/<i>`), whose annotations are the provider's (the
+     * annotation proxy, AnnotationProxy.ts, takes the root's record as well); none for an upload.
+     */
+    const providerEntry = (documentId: string) =>
+      providerDocuments.find(documentId.split("/")[0]!).pipe(
+        Effect.map(Option.match({ onNone: () => ({}), onSome: (record) => ({ provider: record.provider }) }))
+      )
+
     return {
       metadata: Effect.fn("DocumentInfo.metadata")(function*(documentId: string) {
         const target = yield* resolver.resolve(documentId)
         const conversions = yield* conversionOrderIds(documentId)
+        const provider = yield* providerEntry(documentId)
         if (target.kind === "container") {
           return new DocumentMetadata({
             documentId: new DocumentIdRef({ id: target.id }),
@@ -68,7 +81,8 @@ export class DocumentInfo extends Effect.Service<DocumentInfo>()("docstack/Docum
             documentTitle: target.title,
             documentMetadata: JSON.stringify({
               parts: String(target.entries.length),
-              ...(target.file?.sourceSize ? { fileSize: String(target.file.sourceSize) } : {})
+              ...(target.file?.sourceSize ? { fileSize: String(target.file.sourceSize) } : {}),
+              ...provider
             }),
             urlParameters: []
           })
@@ -87,7 +101,8 @@ export class DocumentInfo extends Effect.Service<DocumentInfo>()("docstack/Docum
           documentMetadata: JSON.stringify({
             ...doc.renditionInfo,
             ...(pages ? { pageCount: String(pages.length) } : {}),
-            ...(doc.sourceSize !== null ? { fileSize: String(doc.sourceSize) } : {})
+            ...(doc.sourceSize !== null ? { fileSize: String(doc.sourceSize) } : {}),
+            ...provider
           }),
           urlParameters: []
         })
@@ -116,5 +131,5 @@ export class DocumentInfo extends Effect.Service<DocumentInfo>()("docstack/Docum
       })
     }
   }),
-  dependencies: [DocumentResolver.Default, Orders.Default]
+  dependencies: [DocumentResolver.Default, Orders.Default, ProviderStore.Default]
 }) {}
