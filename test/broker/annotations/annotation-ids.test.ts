@@ -5,15 +5,10 @@
  */
 import { expect, layer } from "@effect/vitest"
 import { Effect } from "effect"
-import { brokerTestLayer, BrokerUrl } from "../../../src/layers/Test.ts"
+import { brokerTestLayer } from "../../../src/layers/Test.ts"
 import { defaultBackend } from "../../support/backends.ts"
-import { call, corpusFile, uploadOk } from "../../support/http.ts"
-
-const json = (method: string, body: unknown) => ({
-  method,
-  headers: { "content-type": "application/json" },
-  body: JSON.stringify(body)
-})
+import { call, uploadOk } from "../../support/http.ts"
+import { annotatedDocument, json } from "./annotation-http-support.ts"
 
 const square = (id?: string) => ({
   ...(id === undefined ? {} : { id: { id } }),
@@ -26,10 +21,7 @@ const square = (id?: string) => ({
 layer(brokerTestLayer(defaultBackend.config), { timeout: 120_000 })("annotation IDs given by clients", (it) => {
   it.effect("a new ID is kept; a taken one, another form or one given twice is 400 and nothing is written", () =>
     Effect.gen(function*() {
-      const base = yield* BrokerUrl
-      const id = yield* uploadOk(base, corpusFile("pdf/tracemonkey.pdf"))
-      const url = `${base}/annotation?documentId=${id}`
-      const list = call(url).pipe(Effect.map((reply) => reply.json.annotations as Array<any>))
+      const { list, url } = yield* annotatedDocument("pdf/tracemonkey.pdf")
 
       const put = yield* call(url, json("PUT", { annotations: [square("client_made-1"), square()] }))
       expect(put.status).toBe(200)
@@ -71,10 +63,7 @@ layer(brokerTestLayer(defaultBackend.config), { timeout: 120_000 })("annotation 
 
   it.effect("naming a deleted annotation of the file brings it back as the file's, with its creation date", () =>
     Effect.gen(function*() {
-      const base = yield* BrokerUrl
-      const id = yield* uploadOk(base, corpusFile("pdf/annotation-highlight.pdf"))
-      const url = `${base}/annotation?documentId=${id}`
-      const list = call(url).pipe(Effect.map((reply) => reply.json.annotations as Array<any>))
+      const { base, id, list, url } = yield* annotatedDocument("pdf/annotation-highlight.pdf")
       const [original] = yield* list
       expect(original).toMatchObject({ type: "Highlight", origin: "file" })
 

@@ -16,12 +16,7 @@ import { PDFDocument } from "pdf-lib"
 import { brokerTestLayer, BrokerUrl } from "../../../src/layers/Test.ts"
 import { defaultBackend } from "../../support/backends.ts"
 import { call, corpusFile, uploadOk } from "../../support/http.ts"
-
-const json = (method: string, body: unknown) => ({
-  method,
-  headers: { "content-type": "application/json" },
-  body: JSON.stringify(body)
-})
+import { json } from "./annotation-http-support.ts"
 
 /** Every field a client can give, on one annotation of each kind that needs its own geometry. */
 const highlight = {

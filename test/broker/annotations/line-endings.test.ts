@@ -7,7 +7,7 @@ import { describe, expect, it, layer } from "@effect/vitest"
 import { Effect } from "effect"
 import { PDFArray, PDFDict, PDFDocument, PDFName } from "pdf-lib"
 import sharp from "sharp"
-import { brokerTestLayer, BrokerUrl } from "../../../src/layers/Test.ts"
+import { brokerTestLayer } from "../../../src/layers/Test.ts"
 import { parseFdf, writeFdf } from "../../../src/services/broker/annotations/Fdf.ts"
 import type { PdfAnnotation } from "../../../src/services/broker/annotations/PdfAnnotation.ts"
 import { readAnnotations } from "../../../src/services/broker/annotations/PdfAnnotationReader.ts"
@@ -16,13 +16,8 @@ import { parseXfdf, writeXfdf } from "../../../src/services/broker/annotations/X
 import { defaultBackend } from "../../support/backends.ts"
 import { call, corpusFile, uploadOk } from "../../support/http.ts"
 import { latin1 } from "./annotation-files-support.ts"
+import { annotatedDocument, json } from "./annotation-http-support.ts"
 import { load, save } from "./pdf-annotations-support.ts"
-
-const json = (method: string, body: unknown) => ({
-  method,
-  headers: { "content-type": "application/json" },
-  body: JSON.stringify(body)
-})
 
 const arrow = {
   type: "Line",
@@ -51,12 +46,9 @@ const annotationDicts = (pdf: PDFDocument, pageIndex: number) =>
 layer(brokerTestLayer(defaultBackend.config), { timeout: 180_000 })("line endings", (it) => {
   it.effect("kept and listed; an unknown name or another type is 400; embedded as /LE and read back", () =>
     Effect.gen(function*() {
-      const base = yield* BrokerUrl
-      const id = yield* uploadOk(base, corpusFile("pdf/tracemonkey.pdf"))
-      const url = `${base}/annotation?documentId=${id}`
+      const { base, id, list, url } = yield* annotatedDocument("pdf/tracemonkey.pdf")
       expect((yield* call(url, json("PUT", { annotations: [arrow, polyline] }))).status).toBe(200)
-      const listed = (yield* call(url)).json.annotations as Array<any>
-      expect(listed).toMatchObject([arrow, polyline])
+      expect(yield* list).toMatchObject([arrow, polyline])
 
       const unknown = yield* call(url, json("PUT", { annotations: [{ ...arrow, lineEndings: ["None", "Arrow"] }] }))
       expect(unknown.status).toBe(400)
@@ -69,7 +61,7 @@ layer(brokerTestLayer(defaultBackend.config), { timeout: 180_000 })("line ending
       const notALine = yield* call(url, json("PUT", { annotations: [square] }))
       expect(notALine.status).toBe(400)
       expect(notALine.json.message).toContain("lineEndings is for Line and PolyLine only")
-      expect((yield* call(url)).json.annotations).toHaveLength(2)
+      expect(yield* list).toHaveLength(2)
 
       const embedded = yield* call(`${base}/documents/${id}/file?format=pdf&annotations=embed`)
       const pdf = yield* Effect.promise(() => PDFDocument.load(embedded.bytes))
@@ -89,9 +81,8 @@ layer(brokerTestLayer(defaultBackend.config), { timeout: 180_000 })("line ending
 
   it.effect("XFDF export says tail=\"OpenArrow\"; imported into another document, the endings come back", () =>
     Effect.gen(function*() {
-      const base = yield* BrokerUrl
-      const id = yield* uploadOk(base, corpusFile("pdf/tracemonkey.pdf"))
-      yield* call(`${base}/annotation?documentId=${id}`, json("PUT", { annotations: [arrow, polyline] }))
+      const { base, id, url } = yield* annotatedDocument("pdf/tracemonkey.pdf")
+      yield* call(url, json("PUT", { annotations: [arrow, polyline] }))
       const xfdf = (yield* call(`${base}/documents/${id}/file/annotations`)).text
       expect(xfdf).toMatch(/<line [^>]*head="None" tail="OpenArrow"/)
       expect(xfdf).toMatch(/<polyline [^>]*head="Circle" tail="ClosedArrow"/)
@@ -109,12 +100,11 @@ layer(brokerTestLayer(defaultBackend.config), { timeout: 180_000 })("line ending
 
   it.effect("a flattened download draws the arrowhead: pixels differ from a plain line's at the end only", () =>
     Effect.gen(function*() {
-      const base = yield* BrokerUrl
       /** Page 0 of the document flattened with one line, drawn by the broker 1224 pixels wide (2 per point). */
       const drawn = (line: object) =>
         Effect.gen(function*() {
-          const id = yield* uploadOk(base, corpusFile("pdf/tracemonkey.pdf"))
-          yield* call(`${base}/annotation?documentId=${id}`, json("PUT", { annotations: [line] }))
+          const { base, id, url } = yield* annotatedDocument("pdf/tracemonkey.pdf")
+          yield* call(url, json("PUT", { annotations: [line] }))
           const flattened = yield* call(`${base}/documents/${id}/file?format=pdf&annotations=flatten`)
           const copy = yield* uploadOk(base, flattened.bytes)
           const png = (yield* call(`${base}/documents/${copy}/pages/0/image?pageImageDescription=IM_1224_0`)).bytes
