@@ -12,6 +12,7 @@ import { allowedOriginsConfig, browserViewer } from "../http/viewer/BrowserViewe
 import { CompositeHttp } from "../http/viewer/CompositeHttp.ts"
 import { ConnectorHttp } from "../http/viewer/ConnectorHttp.ts"
 import { DocumentsHttp } from "../http/viewer/DocumentsHttp.ts"
+import { EditingHttp } from "../http/viewer/EditingHttp.ts"
 import { ImagingHttp } from "../http/viewer/ImagingHttp.ts"
 import { MonitoringHttp } from "../http/viewer/MonitoringHttp.ts"
 import { PrintingHttp } from "../http/viewer/PrintingHttp.ts"
@@ -63,7 +64,8 @@ export const ViewerApp = Layer.unwrapEffect(
         MonitoringHttp(api),
         SessionsHttp(api),
         ConnectorHttp(api),
-        ReaderHttp(api)
+        ReaderHttp(api),
+        EditingHttp(api)
       ])
     )
     return servedApi({

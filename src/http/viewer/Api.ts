@@ -5,7 +5,7 @@
  */
 import { HttpApi, HttpApiEndpoint, HttpApiGroup, HttpApiSchema, Multipart, OpenApi } from "@effect/platform"
 import { Schema } from "effect"
-import { AnnotationNotFound } from "../../schemas/broker/Annotations.ts"
+import { AnnotationNotFound, AnnotationPolicy } from "../../schemas/broker/Annotations.ts"
 import {
   DocumentNotFound,
   DocumentProcessingFailed,
@@ -13,6 +13,7 @@ import {
   SourceUnreachable,
   UploadTooLarge
 } from "../../schemas/broker/Document.ts"
+import { OrderNotFound } from "../../schemas/broker/Orders.ts"
 import {
   DocumentHasNoProvider,
   ProviderAccessDenied,
@@ -46,13 +47,28 @@ import {
   ViewerPageContent,
   WeatherParams
 } from "../../schemas/viewer/Servlets.ts"
+import { TextDifference } from "../../schemas/viewer/TextDifference.ts"
 import {
+  AnnotationIdList,
+  ChangedAnnotations,
+  ViewerAnnotationList,
+  ViewerAnnotations
+} from "../../schemas/viewer/ViewerAnnotation.ts"
+import {
+  AnnotationsReadOnly,
   ContainerNotFound,
   PageNotFound,
   RenditionUnavailable,
   TokenRejected,
   TokenValidationFailed
 } from "../../schemas/viewer/ViewerErrors.ts"
+import {
+  ComparisonParams,
+  OrderParams,
+  OrderStarted,
+  OrderStatus,
+  TransformationBody
+} from "../../schemas/viewer/ViewerOrders.ts"
 
 const Text = HttpApiSchema.Text()
 const Html = HttpApiSchema.Text({ contentType: "text/html" })
@@ -193,6 +209,9 @@ export class ViewerAnnotationsGroup extends HttpApiGroup.make("annotations")
       .annotate(OpenApi.Description, "Applies an XFDF or FDF file (told apart by content) to the document; answers OK.")
   )
   .addError(AnnotationNotFound)
+  .addError(ProviderAccessDenied)
+  .addError(ProviderDocumentNotFound)
+  .addError(ProviderUnavailable)
 {}
 
 export class ViewerPrintingGroup extends HttpApiGroup.make("printing")
@@ -295,6 +314,96 @@ export class ViewerReaderGroup extends HttpApiGroup.make("reader")
   )
 {}
 
+/**
+ * Not in the contract: what the browser viewer needs to annotate, redact, compare and rearrange
+ * pages (docs/viewer.md "The browser viewer's JSON routes").
+ */
+export class ViewerEditingGroup extends HttpApiGroup.make("editing")
+  .add(
+    HttpApiEndpoint.get("annotations", "/annotations")
+      .setUrlParams(UuidParams)
+      .addSuccess(ViewerAnnotationList)
+      .annotate(
+        OpenApi.Description,
+        "The document's annotations, from the broker or from the provider the document was opened through (`store`); a provider's annotation of another shape is left out and counted in `skipped`."
+      )
+  )
+  .add(
+    HttpApiEndpoint.post("createAnnotations", "/annotations")
+      .setUrlParams(UuidParams)
+      .setPayload(ViewerAnnotations)
+      .addSuccess(ViewerAnnotations)
+      .annotate(
+        OpenApi.Description,
+        "Creates the annotations and answers them as kept (IDs, dates, author), in the body's order; an annotation without id is given one. With a session user, new annotations and replies are that user's."
+      )
+  )
+  .add(
+    HttpApiEndpoint.put("updateAnnotations", "/annotations")
+      .setUrlParams(UuidParams)
+      .setPayload(ChangedAnnotations)
+      .addSuccess(ViewerAnnotations)
+      .annotate(OpenApi.Description, "Replaces the annotations each id names; answers them as kept.")
+  )
+  .add(
+    HttpApiEndpoint.del("deleteAnnotations", "/annotations")
+      .setUrlParams(UuidParams)
+      .setPayload(AnnotationIdList)
+      .addSuccess(AnnotationIdList)
+  )
+  .add(
+    HttpApiEndpoint.get("annotationPolicy", "/annotationPolicy").setUrlParams(UuidParams).addSuccess(AnnotationPolicy)
+  )
+  .add(
+    HttpApiEndpoint.post("transformation", "/transformation")
+      .setPayload(TransformationBody)
+      .addSuccess(OrderStarted)
+      .annotate(
+        OpenApi.Description,
+        "Queues one result document made of the parts' pages, in order, with the parts' annotations (their redaction marks applied with redact=true); poll it with GET order."
+      )
+  )
+  .add(
+    HttpApiEndpoint.post("comparison", "/comparison")
+      .setUrlParams(ComparisonParams)
+      .addSuccess(OrderStarted)
+      .annotate(
+        OpenApi.Description,
+        "Queues the broker's image comparison of the two documents; poll it with GET order."
+      )
+  )
+  .add(
+    HttpApiEndpoint.get("order", "/order")
+      .setUrlParams(OrderParams)
+      .addSuccess(OrderStatus)
+      .annotate(
+        OpenApi.Description,
+        "An order's state, waiting up to waitMs for it to end; once PROCESSED, its result documents' viewer IDs."
+      )
+  )
+  .add(
+    HttpApiEndpoint.del("cancelOrder", "/order")
+      .setUrlParams(OrderParams)
+      .addSuccess(Text)
+      .annotate(OpenApi.Description, "Cancels and removes the order (not its result documents); answers OK.")
+  )
+  .add(
+    HttpApiEndpoint.get("difference", "/difference")
+      .setUrlParams(CompareParams)
+      .addSuccess(TextDifference)
+      .annotate(
+        OpenApi.Description,
+        "The word-level text difference of two documents, each side of each change boxed line by line in pageContent's space."
+      )
+  )
+  .addError(AnnotationsReadOnly)
+  .addError(AnnotationNotFound)
+  .addError(OrderNotFound)
+  .addError(ProviderAccessDenied)
+  .addError(ProviderDocumentNotFound)
+  .addError(ProviderUnavailable)
+{}
+
 export class ViewerApi extends HttpApi.make("viewer")
   .add(ViewerDocumentsGroup)
   .add(ViewerCompositeGroup)
@@ -306,6 +415,7 @@ export class ViewerApi extends HttpApi.make("viewer")
   .add(ViewerSessionsGroup)
   .add(ViewerConnectorGroup)
   .add(ViewerReaderGroup)
+  .add(ViewerEditingGroup)
   .addError(InvalidRequest)
   .addError(DocumentNotFound)
   .addError(DocumentProcessingFailed)

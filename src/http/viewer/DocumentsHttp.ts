@@ -1,7 +1,8 @@
 import { HttpApiBuilder, HttpServerRequest, HttpServerResponse, UrlParams } from "@effect/platform"
 import { Effect, Option } from "effect"
 import { InvalidRequest } from "../../schemas/broker/Document.ts"
-import { CompareResult } from "../../services/viewer/documents/CompareResult.ts"
+import { AnnotationFiles } from "../../services/viewer/annotations/AnnotationFiles.ts"
+import { CompareResult } from "../../services/viewer/comparing/CompareResult.ts"
 import { DocumentMerge } from "../../services/viewer/documents/DocumentMerge.ts"
 import type { DownloadedFile } from "../../services/viewer/documents/DownloadedFile.ts"
 import { ViewerDocuments } from "../../services/viewer/documents/ViewerDocuments.ts"
@@ -35,6 +36,7 @@ export const DocumentsHttp = (api: typeof ViewerApi) =>
       const documents = yield* ViewerDocuments
       const merging = yield* DocumentMerge
       const comparison = yield* CompareResult
+      const annotationFiles = yield* AnnotationFiles
       const sessions = yield* Sessions
 
       /** Opening a document makes it the session's current document (docs/viewer.md "The current document"). */
@@ -69,7 +71,7 @@ export const DocumentsHttp = (api: typeof ViewerApi) =>
             documents.base64(urlParams.uuid, current)))
         .handle("downloadWithAnnotations", ({ urlParams }) =>
           Effect.flatMap(sessionDocument, (current) =>
-            Effect.map(documents.withAnnotations(urlParams.operationName, urlParams.uuid, current), fileResponse)))
+            Effect.map(annotationFiles.pdf(urlParams.operationName, urlParams.uuid, current), fileResponse)))
         .handle("mergedWithCompareResult", ({ urlParams }) =>
           Effect.map(comparison.compare(urlParams.left, urlParams.right), fileResponse))
         .handle("merge", ({ urlParams }) =>

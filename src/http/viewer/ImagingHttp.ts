@@ -16,7 +16,7 @@ export const ImagingHttp = (api: typeof ViewerApi) =>
       const images = yield* PageImages
       return handlers
         .handle("image", ({ urlParams }) =>
-          Effect.map(images.image(urlParams.uuid, urlParams.pagePosition, urlParams.desc), png))
+          Effect.map(images.image(urlParams.uuid, urlParams.pagePosition, urlParams.desc, urlParams.annotations), png))
         .handle("crop", ({ urlParams }) =>
-          Effect.map(images.crop(urlParams.uuid, urlParams.pagePosition, urlParams.desc), png))
+          Effect.map(images.crop(urlParams.uuid, urlParams.pagePosition, urlParams.desc, urlParams.annotations), png))
     }))

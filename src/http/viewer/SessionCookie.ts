@@ -49,3 +49,9 @@ export const makeCurrent = (brokerId: string) =>
     ensureSession,
     (session) => Effect.flatMap(Sessions, (sessions) => sessions.setCurrentDocument(session, brokerId))
   )
+
+/** The user of the request's session (validateToken recorded one), if it has one. */
+export const sessionUser = Effect.map(
+  currentSession,
+  Option.flatMap((session) => Option.fromNullable(session.userName))
+)

@@ -7,10 +7,11 @@ import { Schema } from "effect"
 import { DocumentIdRef, DocumentTitle, LAYOUT_TYPE_PREFIX, PageDimensions } from "../broker/Document.ts"
 
 /** A required parameter: present and not empty. */
-const Required = (name: string) => Schema.String.pipe(Schema.minLength(1, { message: () => `${name} is required` }))
+export const Required = (name: string) =>
+  Schema.String.pipe(Schema.minLength(1, { message: () => `${name} is required` }))
 
 /** A decimal integer parameter from `min` to `max`. */
-const IntegerParam = (name: string, min: number, max: number) =>
+export const IntegerParam = (name: string, min: number, max: number) =>
   Schema.String.pipe(
     Schema.pattern(/^\d{1,9}$/, { message: () => `${name} must be a whole number written in decimal digits` }),
     Schema.compose(Schema.NumberFromString),
@@ -93,11 +94,18 @@ export const CompositePutParams = Schema.Struct({
 
 export const PageParams = Schema.Struct({ uuid: Uuid, pagePosition: PagePosition })
 
+/**
+ * `annotations` of a page image (ours): `true` (default) draws the annotations as the broker does,
+ * `false` leaves out those GET annotations lists, for a browser that draws them itself.
+ */
+const AnnotationsParam = Schema.BooleanFromString
+
 export const ImageParams = Schema.Struct({
   uuid: Uuid,
   pagePosition: PagePosition,
   /** The image's width in pixels. */
-  desc: IntegerParam("desc (the image width in pixels)", 1, MAX_IMAGE_WIDTH)
+  desc: IntegerParam("desc (the image width in pixels)", 1, MAX_IMAGE_WIDTH),
+  annotations: Schema.optional(AnnotationsParam)
 })
 
 export const CropParams = Schema.Struct({
@@ -105,7 +113,8 @@ export const CropParams = Schema.Struct({
   locale: Required("locale"),
   pagePosition: PagePosition,
   /** `width=…;x=…;y=…;w=…;h=…[;rotation=…]` (docs/viewer.md "Crop descriptor"). */
-  desc: Required("desc")
+  desc: Required("desc"),
+  annotations: Schema.optional(AnnotationsParam)
 })
 
 export const AnnotationFileParams = Schema.Struct({

@@ -40,3 +40,13 @@ export class PageNotFound extends Schema.TaggedError<PageNotFound>()(
   { documentId: Schema.String, message: Schema.String },
   HttpApiSchema.annotations({ status: 404 })
 ) {}
+
+/**
+ * The document's annotation policy (the broker's GET /annotation/policy) says
+ * `canCreateAnnotations: false`: its annotations cannot be created, changed or deleted here.
+ */
+export class AnnotationsReadOnly extends Schema.TaggedError<AnnotationsReadOnly>()(
+  "AnnotationsReadOnly",
+  { documentId: Schema.String, message: Schema.String },
+  HttpApiSchema.annotations({ status: 403 })
+) {}

@@ -4,15 +4,18 @@
  */
 import { Layer } from "effect"
 import { AnnotationFiles } from "./annotations/AnnotationFiles.ts"
+import { DocumentAnnotations } from "./annotations/DocumentAnnotations.ts"
+import { CompareResult } from "./comparing/CompareResult.ts"
+import { TextDifferences } from "./comparing/TextDifferences.ts"
 import { Composites } from "./composite/Composites.ts"
 import { DocumentMetadata } from "./connector/DocumentMetadata.ts"
-import { CompareResult } from "./documents/CompareResult.ts"
 import { DocumentAccess } from "./documents/DocumentAccess.ts"
 import { DocumentMerge } from "./documents/DocumentMerge.ts"
 import { ViewerDocuments } from "./documents/ViewerDocuments.ts"
 import { PageImages } from "./imaging/PageImages.ts"
 import { ViewerMetrics } from "./metrics/ViewerMetrics.ts"
 import { Monitoring } from "./monitoring/Monitoring.ts"
+import { EditingOrders } from "./orders/EditingOrders.ts"
 import { Printing } from "./printing/Printing.ts"
 import { DocumentBookmarks } from "./reader/DocumentBookmarks.ts"
 import { DocumentSearch } from "./reader/DocumentSearch.ts"
@@ -42,5 +45,8 @@ export const ViewerServices = Layer.mergeAll(
   Printing.Default,
   DocumentSearch.Default,
   DocumentBookmarks.Default,
-  DocumentStates.Default
+  DocumentStates.Default,
+  DocumentAnnotations.Default,
+  EditingOrders.Default,
+  TextDifferences.Default
 )

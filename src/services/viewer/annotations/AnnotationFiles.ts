@@ -1,15 +1,27 @@
 /**
- * servletXFDFAnnotations: a document's annotations as an XFDF or FDF file, and such a file applied
- * to a document (docs/viewer.md "Annotation files").
+ * A document's annotations in files (docs/viewer.md "Annotation files", "Uploads and downloads"):
+ * servletXFDFAnnotations' XFDF or FDF export and import, and downloadDocumentWithAnnotations' PDF
+ * with them drawn in or as annotation objects.
  *
- * The broker does the work: it exports XFDF, converts FDF ↔ XFDF and imports either file with the
- * real geometry of the document's pages (POST /documents/{id}/file/annotations). The viewer only
- * passes the bytes along.
+ * The broker does the work: it exports XFDF, converts FDF ↔ XFDF, imports either file with the
+ * real geometry of the document's pages (POST /documents/{id}/file/annotations) and writes its
+ * annotations into a PDF. It knows only the annotations it keeps, though: for a document whose
+ * provider keeps them, the viewer makes a copy of the document that holds them (below).
  */
 import { FileSystem } from "@effect/platform"
-import { Effect } from "effect"
+import { Effect, type Option } from "effect"
+import { Annotations } from "../../../schemas/broker/Annotations.ts"
 import { InvalidRequest } from "../../../schemas/broker/Document.ts"
+import {
+  TransformationDetail,
+  TransformationElement,
+  TransformationRequest
+} from "../../../schemas/broker/Transformations.ts"
 import { DocumentAccess } from "../documents/DocumentAccess.ts"
+import { downloadedFile } from "../documents/DownloadedFile.ts"
+import { transform } from "../documents/TransformationOrders.ts"
+import type { BrokerClient } from "../targets/BrokerClients.ts"
+import { annotationStoreOf, toBroker } from "./AnnotationStores.ts"
 
 export type AnnotationFileType = "XFDF" | "FDF"
 
@@ -27,6 +39,44 @@ const EMPTY_XFDF = new TextEncoder().encode(
     `<annots>\n</annots>\n</xfdf>\n`
 )
 
+/**
+ * `use` run on a document of the broker that holds `documentId`'s annotations as its own: the
+ * document itself when the broker keeps them; when its provider keeps them, a copy of it (a
+ * transformation of every page, titled as it) given the provider's annotations, deleted after use.
+ * Given to the copy's store, not written by the transformation, so that redaction marks stay marks
+ * (a transformation applies them): an XFDF export shows them, a PDF download applies them, as for
+ * the broker's own documents. The copy names them by IDs of its own.
+ */
+const holdingAnnotations = <A, E>(
+  client: BrokerClient,
+  documentId: string,
+  use: (holder: string) => Effect.Effect<A, E>
+) =>
+  Effect.gen(function*() {
+    const store = yield* annotationStoreOf(client, documentId)
+    if (store.store === "broker") return yield* use(documentId)
+    const { annotations } = yield* store.list
+    const copy = yield* transform(
+      client,
+      new TransformationRequest({
+        format: "pdf",
+        transformationDetails: [
+          new TransformationDetail({ transformationElements: [new TransformationElement({ documentId })] })
+        ]
+      })
+    )
+    const given = annotations.length === 0 ? Effect.void : client.annotations.create({
+      urlParams: { documentId: copy },
+      payload: new Annotations({ annotations: annotations.map(({ id: _, ...a }) => toBroker({ ...a })) })
+    }).pipe(
+      // Declared for the annotations' group as a whole (an unknown ID); a creation never meets it.
+      Effect.catchTag("AnnotationNotFound", (error) => Effect.die(error))
+    )
+    return yield* Effect.zipRight(given, use(copy)).pipe(
+      Effect.ensuring(client.documents.remove({ path: { documentId: copy } }).pipe(Effect.ignore))
+    )
+  })
+
 export class AnnotationFiles extends Effect.Service<AnnotationFiles>()("docstack/viewer/AnnotationFiles", {
   effect: Effect.gen(function*() {
     const access = yield* DocumentAccess
@@ -38,17 +88,22 @@ export class AnnotationFiles extends Effect.Service<AnnotationFiles>()("docstack
         return yield* access.onDocument(
           viewerId,
           (client, documentId) =>
-            client.documents.annotationsFile({ path: { documentId } }).pipe(
-              Effect.catchTag("AnnotationNotFound", () => Effect.succeed(EMPTY_XFDF)),
-              Effect.flatMap((xfdf) =>
-                type === "XFDF"
-                  ? Effect.succeed(xfdf)
-                  : client.annotations.convert({
-                    urlParams: { sourceType: "XFDF", targetType: "FDF", documentId },
-                    headers: { accept: CONTENT_TYPES.FDF },
-                    payload: xfdf
-                  })
-              )
+            holdingAnnotations(
+              client,
+              documentId,
+              (holder) =>
+                client.documents.annotationsFile({ path: { documentId: holder } }).pipe(
+                  Effect.catchTag("AnnotationNotFound", () => Effect.succeed(EMPTY_XFDF)),
+                  Effect.flatMap((xfdf) =>
+                    type === "XFDF"
+                      ? Effect.succeed(xfdf)
+                      : client.annotations.convert({
+                        urlParams: { sourceType: "XFDF", targetType: "FDF", documentId: holder },
+                        headers: { accept: CONTENT_TYPES.FDF },
+                        payload: xfdf
+                      })
+                  )
+                )
             )
         )
       }),
@@ -63,6 +118,28 @@ export class AnnotationFiles extends Effect.Service<AnnotationFiles>()("docstack
         yield* access.onDocument(
           viewerId,
           (client, documentId) => client.documents.importAnnotationsFile({ path: { documentId }, payload: bytes })
+        )
+      }),
+
+      /** downloadDocumentWithAnnotations: the PDF with them drawn in (flatten) or as annotation objects (embed). */
+      pdf: Effect.fn("AnnotationFiles.pdf")(function*(
+        operation: "renderAnnotations" | "renderFDFAnnotations",
+        uuid: string | undefined,
+        sessionDocument: Option.Option<string>
+      ) {
+        return yield* access.onChosen(
+          uuid,
+          sessionDocument,
+          (client, documentId) =>
+            holdingAnnotations(client, documentId, (holder) =>
+              Effect.map(
+                client.documents.file({
+                  path: { documentId: holder },
+                  urlParams: { format: "pdf", annotations: operation === "renderAnnotations" ? "flatten" : "embed" },
+                  withResponse: true
+                }),
+                ([bytes, response]) => downloadedFile(bytes, response)
+              ))
         )
       })
     }

@@ -6,9 +6,8 @@
  */
 import { Multipart } from "@effect/platform"
 import { Config, Effect, Option, Stream } from "effect"
-import { DocumentNotFound, InvalidRequest, UploadParams, UploadTooLarge } from "../../../schemas/broker/Document.ts"
+import { InvalidRequest, UploadParams, UploadTooLarge } from "../../../schemas/broker/Document.ts"
 import type { DownloadType } from "../../../schemas/viewer/Servlets.ts"
-import type { BrokerClient } from "../targets/BrokerClients.ts"
 import { DocumentAccess } from "./DocumentAccess.ts"
 import { connectorId, externalReference, openOn, openProviderDocument } from "./DocumentReferences.ts"
 import { brokerFileName, downloadedFile } from "./DownloadedFile.ts"
@@ -77,31 +76,6 @@ export class ViewerDocuments extends Effect.Service<ViewerDocuments>()("docstack
   effect: Effect.gen(function*() {
     const access = yield* DocumentAccess
     const uploadLimit = yield* maxUploadBytes
-
-    /** The document a download without a document parameter answers: `uuid`, else the session's. */
-    const chosen = (uuid: string | undefined, sessionDocument: Option.Option<string>) =>
-      uuid !== undefined
-        ? access.brokerId(uuid)
-        : Option.match(sessionDocument, {
-          onSome: Effect.succeed,
-          onNone: () =>
-            Effect.fail(
-              new DocumentNotFound({
-                documentId: "",
-                message: "The session has no current document: open one first, or give uuid"
-              })
-            )
-        })
-
-    const onChosen = <A, E>(
-      uuid: string | undefined,
-      sessionDocument: Option.Option<string>,
-      call: (client: BrokerClient, brokerId: string) => Effect.Effect<A, E>
-    ) =>
-      Effect.flatMap(
-        chosen(uuid, sessionDocument),
-        (brokerId) => access.onBrokerDocument(brokerId, (client) => call(client, brokerId))
-      )
 
     /** The file name a download's `title`, else its `sourceId`'s title, gives (null: the broker's own). */
     const requestedName = (title: string | undefined, sourceId: string | undefined) =>
@@ -175,26 +149,10 @@ export class ViewerDocuments extends Effect.Service<ViewerDocuments>()("docstack
 
       /** downloadBase64EncodedDocument: the original's bytes in base64. */
       base64: (uuid: string | undefined, sessionDocument: Option.Option<string>) =>
-        onChosen(uuid, sessionDocument, (client, documentId) =>
+        access.onChosen(uuid, sessionDocument, (client, documentId) =>
           Effect.map(
             client.documents.file({ path: { documentId }, urlParams: {} }),
             (bytes) => Buffer.from(bytes).toString("base64")
-          )),
-
-      /** downloadDocumentWithAnnotations: the PDF with them drawn in (flatten) or as annotation objects (embed). */
-      withAnnotations: (
-        operation: "renderAnnotations" | "renderFDFAnnotations",
-        uuid: string | undefined,
-        sessionDocument: Option.Option<string>
-      ) =>
-        onChosen(uuid, sessionDocument, (client, documentId) =>
-          Effect.map(
-            client.documents.file({
-              path: { documentId },
-              urlParams: { format: "pdf", annotations: operation === "renderAnnotations" ? "flatten" : "embed" },
-              withResponse: true
-            }),
-            ([bytes, response]) => downloadedFile(bytes, response)
           )),
 
       /** evictDocument: removed from its broker (blobs and caches) and forgotten by the viewer. */

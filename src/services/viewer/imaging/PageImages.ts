@@ -46,21 +46,26 @@ export const parseCropDescriptor = (desc: string): Effect.Effect<CropDescriptor,
   return Effect.succeed({ width, rotation: ((rotation % 360) + 360) % 360, x, y, w, h })
 }
 
-const descriptor = (width: number, rotation: number) => new PageImageDescriptor({ width, rotation, filters: [] })
+/**
+ * The broker's descriptor; without `annotations`, `A~0` leaves out the annotations GET annotations
+ * lists, for a browser that draws them itself (the file's links and form fields stay).
+ */
+const descriptor = (width: number, rotation: number, annotations: boolean) =>
+  new PageImageDescriptor({ width, rotation, filters: annotations ? [] : [{ code: "A", value: 0 }] })
 
 export class PageImages extends Effect.Service<PageImages>()("docstack/viewer/PageImages", {
   effect: Effect.gen(function*() {
     const access = yield* DocumentAccess
     return {
       /** The page `width` pixels wide, PNG. */
-      image: (viewerId: string, page: number, width: number) =>
+      image: (viewerId: string, page: number, width: number, annotations = true) =>
         access.onDocument(viewerId, (client, documentId) =>
           client.documents.pageImage({
             path: { documentId, page },
-            urlParams: { pageImageDescription: descriptor(width, 0) }
+            urlParams: { pageImageDescription: descriptor(width, 0, annotations) }
           })).pipe(pageMustExist(viewerId)),
       /** The part of the page `desc` names, PNG. */
-      crop: (viewerId: string, page: number, desc: string) =>
+      crop: (viewerId: string, page: number, desc: string, annotations = true) =>
         Effect.flatMap(
           parseCropDescriptor(desc),
           (crop) =>
@@ -68,7 +73,7 @@ export class PageImages extends Effect.Service<PageImages>()("docstack/viewer/Pa
               client.documents.pageImage({
                 path: { documentId, page },
                 urlParams: {
-                  pageImageDescription: descriptor(crop.width, crop.rotation),
+                  pageImageDescription: descriptor(crop.width, crop.rotation, annotations),
                   crop: new PageImageCrop({ x: crop.x, y: crop.y, w: crop.w, h: crop.h })
                 }
               }))

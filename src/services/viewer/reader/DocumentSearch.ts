@@ -3,11 +3,11 @@
  * (docs/viewer.md "The browser viewer's JSON routes"). A browser asks in chunks of pages, so that
  * hits show while later pages are still searched; VIEWER_SEARCH_MAX_PAGES bounds one chunk.
  */
-import { Config, Effect, Option } from "effect"
+import { Config, Effect } from "effect"
 import { InvalidRequest } from "../../../schemas/broker/Document.ts"
 import { type SearchParams, ViewerSearchResult } from "../../../schemas/viewer/Reader.ts"
 import { DocumentAccess } from "../documents/DocumentAccess.ts"
-import { pageCountOf } from "./PageCount.ts"
+import { pagedDocumentOf } from "../documents/PageCount.ts"
 import { searchHits } from "./SearchHits.ts"
 
 export const searchMaxPagesConfig = Config.integer("VIEWER_SEARCH_MAX_PAGES").pipe(
@@ -43,14 +43,7 @@ export class DocumentSearch extends Effect.Service<DocumentSearch>()("docstack/v
       search: Effect.fn("DocumentSearch.search")((params: SearchParams) =>
         access.onDocument(params.uuid, (client, documentId) =>
           Effect.gen(function*() {
-            const count = yield* pageCountOf(client, documentId)
-            if (Option.isNone(count)) {
-              return yield* new InvalidRequest({
-                message:
-                  `'${params.uuid}' is a composite document (an email, an archive or a folder): it has no pages of its own. Search its parts, listed in its layout`
-              })
-            }
-            const pageCount = count.value
+            const { pageCount } = yield* pagedDocumentOf(client, documentId, params.uuid, "Search")
             const range = yield* rangeOf(params, pageCount)
             const found = yield* client.documents.searchDocument({
               path: { documentId },

@@ -7,7 +7,7 @@ import { Effect, Option } from "effect"
 import type { ConversionOrder } from "../../../schemas/broker/Orders.ts"
 import { ConversionProgress, DocumentState, type FailureReason } from "../../../schemas/viewer/Reader.ts"
 import { DocumentAccess } from "../documents/DocumentAccess.ts"
-import { pageCountIn } from "./PageCount.ts"
+import { pageCountIn } from "../documents/PageCount.ts"
 
 /**
  * The broker's words for a file protected by a password: a PDF ("The PDF is protected by a

@@ -151,9 +151,10 @@ export class Brokers extends Effect.Service<Brokers>()("docstack/viewer/Brokers"
 
       /**
        * A call about an existing document: to its target while it answers; if it does not, to the
-       * others in the order weather prefers, the document then staying with the one that answered.
+       * others in the order weather prefers, the document then staying with the one that answered
+       * (the call is given the target it runs on).
        */
-      forDocument: <A, E>(brokerId: string, call: (client: BrokerClient) => Effect.Effect<A, E>) =>
+      forDocument: <A, E>(brokerId: string, call: (client: BrokerClient, target: string) => Effect.Effect<A, E>) =>
         Effect.gen(function*() {
           const root = rootOf(brokerId)
           const states = yield* weather.states
@@ -163,7 +164,7 @@ export class Brokers extends Effect.Service<Brokers>()("docstack/viewer/Brokers"
           const targets = Option.isSome(current)
             ? [current.value, ...preferred.filter((t) => t !== current.value)]
             : preferred
-          const [result, target] = yield* firstAnswering(targets, (client) => call(client))
+          const [result, target] = yield* firstAnswering(targets, call)
           if (Option.isNone(current)) {
             metrics.targetLookup("new")
             yield* store(root, target)
