@@ -30,6 +30,7 @@ import { DocumentOutline } from "../services/broker/outline/DocumentOutline.ts"
 import { PageImages } from "../services/broker/pages/PageImages.ts"
 import { AnnotationProxy } from "../services/broker/providers/AnnotationProxy.ts"
 import { MetadataProxy } from "../services/broker/providers/MetadataProxy.ts"
+import { HoldingProviderLive } from "../services/broker/providers/HoldingProviderLive.ts"
 import { ProviderPartsLive } from "../services/broker/providers/ProviderParts.ts"
 import { RegistryDocuments } from "../services/broker/providers/RegistryDocuments.ts"
 import { DocumentSignatures } from "../services/broker/signatures/DocumentSignatures.ts"
@@ -95,8 +96,9 @@ export const BrokerServicesLive = Layer.mergeAll(Health.Default, OrderWorkersLiv
       MetadataProxy.Default
     )
   ),
-  // A provider folder's files are fetched by the providers feature, which stands above the documents one.
-  Layer.provideMerge(ProviderPartsLive),
+  // A provider folder's files are fetched, and a document's provider named, by the providers feature,
+  // which stands above the documents one.
+  Layer.provideMerge(Layer.merge(ProviderPartsLive, HoldingProviderLive)),
   Layer.provideMerge(Layer.mergeAll(BlobStore.FileSystemLive, PdfWorkerSetupLive))
 )
 

@@ -15,8 +15,8 @@ import {
 import type { PartEntry } from "../composite/Parts.ts"
 import { isConvertible } from "../conversion/Converter.ts"
 import { Orders } from "../orders/Orders.ts"
-import { ProviderStore } from "../providers/ProviderStore.ts"
 import { type ContainerTarget, DocumentResolver } from "./DocumentResolver.ts"
+import { HoldingProvider } from "./HoldingProvider.ts"
 
 /** The children of a container as the layout lists them: folders expanded in place, everything else a stub. */
 const childrenOf = (
@@ -46,7 +46,7 @@ export class DocumentInfo extends Effect.Service<DocumentInfo>()("docstack/Docum
   effect: Effect.gen(function*() {
     const resolver = yield* DocumentResolver
     const orders = yield* Orders
-    const providerDocuments = yield* ProviderStore
+    const holding = yield* HoldingProvider
 
     const conversionOrderIds = (documentId: string) =>
       orders.forDocument("conversion", documentId).pipe(
@@ -61,8 +61,8 @@ export class DocumentInfo extends Effect.Service<DocumentInfo>()("docstack/Docum
      * annotation proxy, AnnotationProxy.ts, takes the root's record as well); none for an upload.
      */
     const providerEntry = (documentId: string) =>
-      providerDocuments.find(documentId.split("/")[0]!).pipe(
-        Effect.map(Option.match({ onNone: () => ({}), onSome: (record) => ({ provider: record.provider }) }))
+      holding.of(documentId.split("/")[0]!).pipe(
+        Effect.map(Option.match({ onNone: () => ({}), onSome: (provider) => ({ provider }) }))
       )
 
     return {
@@ -131,5 +131,5 @@ export class DocumentInfo extends Effect.Service<DocumentInfo>()("docstack/Docum
       })
     }
   }),
-  dependencies: [DocumentResolver.Default, Orders.Default, ProviderStore.Default]
+  dependencies: [DocumentResolver.Default, Orders.Default]
 }) {}
