@@ -4,8 +4,8 @@
  * (points on the page as displayed, from its top left corner, y downwards), so that a browser can
  * highlight the changed words side by side.
  */
-import { Schema } from "effect"
-import { TextChange } from "../broker/Comparisons.ts"
+import { Schema, Struct } from "effect"
+import { TextChange, TextSide } from "../broker/Comparisons.ts"
 import { Rect } from "../broker/Content.ts"
 
 export class ComparedDocument extends Schema.Class<ComparedDocument>("ComparedDocument")({
@@ -17,8 +17,7 @@ export class ComparedDocument extends Schema.Class<ComparedDocument>("ComparedDo
 
 /** One side of a change: its words, the page they start on (0-based), one box per line of them. */
 export class ChangedText extends Schema.Class<ChangedText>("ChangedText")({
-  text: Schema.String,
-  pageNumber: Schema.Int,
+  ...Struct.pick(TextSide.fields, "text", "pageNumber"),
   rects: Schema.Array(Rect)
 }) {}
 
