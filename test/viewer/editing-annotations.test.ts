@@ -174,6 +174,11 @@ describe("annotations routes, the broker's store", () => {
           expect(none.json._tag).toBe("DocumentNotFound")
           expect((yield* annotationsCall("POST", "b64_nothing", { annotations: [note] })).status).toBe(404)
           expect((yield* servlet("annotationPolicy?uuid=b64_nothing")).status).toBe(404)
+          // A composite document has no pages to annotate: the broker's answer as it is.
+          const archive = yield* uploadOk(yield* BrokerUrl, corpusFile("office/nested.zip"))
+          const composite = yield* servlet(`annotations?uuid=${archive}`)
+          expect(composite.status).toBe(500)
+          expect(composite.json._tag).toBe("DocumentProcessingFailed")
         }))
     }
   )
