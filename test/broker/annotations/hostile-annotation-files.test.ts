@@ -31,13 +31,15 @@ describe("threads", () => {
       expect(annotations[1]?.contents).toBe("lost parent")
     }))
 
-  it.effect("threads a long chain of replies to replies in linear time", () =>
+  it.effect("threads a long chain of replies to replies without hanging", () =>
     Effect.gen(function*() {
       const chain = Array.from({ length: 50_000 }, (_, i) =>
         `<text name="r${i + 1}" inreplyto="${i === 0 ? "a" : `r${i}`}"><contents>${i + 1}</contents></text>`).join("")
-      const started = performance.now()
-      const [parent] = yield* parseXfdf(xfdf(`<square page="0" rect="0,0,10,10" name="a"/>${chain}`))
-      expect(performance.now() - started).toBeLessThan(2_000)
+      // A bound against a hang (threading that walks the chain again for each reply would take many
+      // minutes here), not a speed figure: speed is the benchmarks' business.
+      const [parent] = yield* parseXfdf(xfdf(`<square page="0" rect="0,0,10,10" name="a"/>${chain}`)).pipe(
+        Effect.timeoutFail({ duration: "30 seconds", onTimeout: () => new Error("threading 50,000 replies hung") })
+      )
       expect(parent?.replies).toHaveLength(50_000)
       expect(parent?.replies?.at(-1)).toStrictEqual({ name: "r50000", contents: "50000" })
     }))
@@ -121,18 +123,16 @@ describe("hostile and broken files", () => {
 ${levels}
 ]>
 <xfdf xmlns="http://ns.adobe.com/xfdf/"><annots><text page="0" rect="0,0,1,1"><contents>&lol9;</contents></text></annots></xfdf>`
-      const started = performance.now()
-      yield* refusal(parseXfdf(bomb))
-      expect(performance.now() - started).toBeLessThan(250)
+      // Refused for its DOCTYPE, before any entity is expanded.
+      const refused = yield* refusal(parseXfdf(bomb))
+      expect(refused.message).toMatch(/DOCTYPE/i)
       // the quadratic variant: one large entity used many times
       const quadratic = `<!DOCTYPE x [<!ENTITY a "${
         "a".repeat(50_000)
       }">]><xfdf><annots><text page="0" rect="0,0,1,1"><contents>${
         "&a;".repeat(50_000)
       }</contents></text></annots></xfdf>`
-      const again = performance.now()
-      yield* refusal(parseXfdf(quadratic))
-      expect(performance.now() - again).toBeLessThan(250)
+      expect((yield* refusal(parseXfdf(quadratic))).message).toMatch(/DOCTYPE/i)
     }))
 
   it.effect("refuses what is not XML, or not XFDF", () =>
