@@ -38,7 +38,11 @@ describe("threads", () => {
       // A bound against a hang (threading that walks the chain again for each reply would take many
       // minutes here), not a speed figure: speed is the benchmarks' business.
       const [parent] = yield* parseXfdf(xfdf(`<square page="0" rect="0,0,10,10" name="a"/>${chain}`)).pipe(
-        Effect.timeoutFail({ duration: "30 seconds", onTimeout: () => new Error("threading 50,000 replies hung") })
+        Effect.timeoutFail({
+          duration: "30 seconds",
+          onTimeout: () =>
+            new Error("threading 50,000 replies hung")
+        })
       )
       expect(parent?.replies).toHaveLength(50_000)
       expect(parent?.replies?.at(-1)).toStrictEqual({ name: "r50000", contents: "50000" })
