@@ -32,17 +32,21 @@ const IMAGES = new URL("../docs/images/", import.meta.url).pathname
  */
 const recordEvents = () => {
   window.__viewerEvents = []
-  for (const name of ["documentloaded", "pagechange", "pagerendered", "searchresults", "error"]) {
+  for (const name of ["documentloaded", "pagechange", "pagerendered", "searchresults", "error", "documentcreated"]) {
     document.addEventListener(name, (event) => {
       window.__viewerEvents.push({ name, detail: (event as CustomEvent).detail, at: performance.now() })
     }, true)
   }
 }
 
-/** A corpus file uploaded through the viewer's uploadServlet; answers its ID. */
-const upload = async (viewer: string, file: string) => {
+/** A corpus file (or bytes, named) uploaded through the viewer's uploadServlet; answers its ID. */
+const upload = async (viewer: string, file: string, bytes?: Uint8Array) => {
   const form = new FormData()
-  form.append("file", new Blob([readFileSync(join(CORPUS, file))]), file.split("/").pop()!)
+  form.append(
+    "file",
+    new Blob([(bytes ?? readFileSync(join(CORPUS, file))) as Uint8Array<ArrayBuffer>]),
+    file.split("/").pop()!
+  )
   const reply = await fetch(`${viewer}/viewergwt/uploadServlet`, { method: "POST", body: form })
   const text = await reply.text()
   if (reply.status !== 200) throw new Error(`upload of ${file} failed with ${reply.status}: ${text}`)
@@ -124,13 +128,29 @@ const quiet = async (tab: Page, selector?: string, least?: number) => {
 
 interface Shot {
   readonly file: string
+  /** A corpus file, or bytes made from one (uploaded under `name`). */
   readonly document: string
+  /** The shot changes its document (annotations, marks): it gets an upload of its own. */
+  readonly ownCopy?: boolean
   readonly query?: string
   readonly width?: number
   readonly height?: number
-  /** What the reader does once page 1 is painted, and the wait until it shows. */
-  readonly act: (tab: Page) => Promise<void>
+  /** What the reader does once page 1 is painted, and the wait until it shows; `other` is the second document's ID. */
+  readonly act: (tab: Page, other: string | undefined) => Promise<void>
+  /** A second document the shot needs (a revision to compare with), uploaded as `name`. */
+  readonly other?: { readonly name: string; readonly bytes: () => Uint8Array }
 }
+
+/** Chapter I of War and Peace (corpus), and a revision of it: a word replaced, one deleted, one inserted. */
+const chapterOne = () => {
+  const text = readFileSync(join(CORPUS, "office/book-war-and-peace-1225p.txt"), "utf8")
+  return text.slice(0, text.indexOf("CHAPTER II"))
+}
+const revisedChapterOne = () =>
+  new TextEncoder().encode(
+    chapterOne().replace("so Genoa and Lucca", "so Venice and Lucca").replace("what a virulent attack", "what a attack")
+      .replace("know that profound thinker", "know that truly profound thinker")
+  )
 
 /** The find bar opened and `text` found, then Enter pressed until the current hit is on page `onPage`. */
 const find = async (tab: Page, text: string, onPage = 1) => {
@@ -147,6 +167,41 @@ const find = async (tab: Page, text: string, onPage = 1) => {
     await tab.evaluate(() => new Promise((done) => requestAnimationFrame(() => requestAnimationFrame(done))))
   }
   await quiet(tab)
+}
+
+/** Drags the mouse across the text layer span holding `text`, as a reader selects it. */
+const selectSpan = async (tab: Page, text: string) => {
+  const box = (await tab.locator("docstack-viewer .text-layer span", { hasText: text }).first().boundingBox())!
+  await tab.mouse.move(box.x + 1, box.y + box.height / 2)
+  await tab.mouse.down()
+  await tab.mouse.move(box.x + box.width - 1, box.y + box.height / 2, { steps: 8 })
+  await tab.mouse.up()
+}
+
+/** Every annotation change saved, as the annotation bar says. */
+const annotationsSaved = (tab: Page) =>
+  tab.locator("docstack-annotation-bar .status", { hasText: "All changes saved" }).waitFor({ timeout: 60_000 })
+
+/** The redaction tools out, `text` found on every page and every hit marked; answers the panel. */
+const markForRedaction = async (tab: Page, text: string) => {
+  await tab.locator("[data-action=redact]").click()
+  const panel = tab.locator("docstack-redaction")
+  await panel.locator("input[type=search]").fill(text)
+  await panel.locator("button[type=submit]").click()
+  // Every page searched before the hits are marked.
+  await panel.locator(".status", { hasText: /^\d+ found$/ }).waitFor()
+  await panel.locator("[data-action=mark-hits]").click()
+  await annotationsSaved(tab)
+  return panel
+}
+
+/** A drag with the mouse from one point of page 1 to another, in fractions of the page's size. */
+const dragOnPage = async (tab: Page, from: [number, number], to: [number, number]) => {
+  const page = (await tab.locator("docstack-viewer .page[data-page-number='1'] .page-inner").boundingBox())!
+  await tab.mouse.move(page.x + page.width * from[0], page.y + page.height * from[1])
+  await tab.mouse.down()
+  await tab.mouse.move(page.x + page.width * to[0], page.y + page.height * to[1], { steps: 8 })
+  await tab.mouse.up()
 }
 
 /** A decoded tile under the middle of the view: the tiles of where it was scrolled to came. */
@@ -242,6 +297,90 @@ const SHOTS: ReadonlyArray<Shot> = [
     }
   },
   {
+    file: "viewer-annotate.png",
+    document: "pdf/tracemonkey.pdf",
+    ownCopy: true,
+    query: "&user=Alice",
+    act: async (tab) => {
+      await tab.locator("[data-action=annotate]").click()
+      await annotationsSaved(tab)
+      await selectSpan(tab, "Trace-based")
+      await tab.locator("docstack-viewer .selection-menu [data-mark=Highlight]").click()
+      await selectSpan(tab, "Mozilla Corporation")
+      await tab.locator("docstack-viewer .selection-menu [data-mark=Underline]").click()
+      const bar = tab.locator("docstack-annotation-bar")
+      await bar.locator("[data-tool=Square]").click()
+      // The affiliations boxed, an arrow pointing at them.
+      await dragOnPage(tab, [0.3, 0.262], [0.7, 0.36])
+      await bar.locator("[data-tool=Arrow]").click()
+      await dragOnPage(tab, [0.88, 0.26], [0.73, 0.3])
+      await bar.locator("[data-tool=Text]").click()
+      await dragOnPage(tab, [0.9, 0.08], [0.9, 0.08])
+      const comment = tab.locator("docstack-annotations textarea.contents")
+      await comment.fill("Is this the final title?")
+      await comment.press("Tab")
+      await tab.locator("docstack-annotations textarea.new-reply").fill("Yes, as submitted to PLDI.")
+      await tab.locator("docstack-annotations [data-action=reply]").click()
+      await annotationsSaved(tab)
+      await quiet(tab)
+    }
+  },
+  {
+    file: "viewer-redact.png",
+    document: "pdf/tracemonkey.pdf",
+    ownCopy: true,
+    act: async (tab) => {
+      await markForRedaction(tab, "Mozilla")
+      await quiet(tab)
+    }
+  },
+  {
+    file: "viewer-redacted.png",
+    document: "pdf/tracemonkey.pdf",
+    ownCopy: true,
+    act: async (tab) => {
+      const panel = await markForRedaction(tab, "Mozilla")
+      const since = await eventCount(tab)
+      await panel.locator("[data-action=apply]").click()
+      await panel.locator("[data-action=confirm-apply]").click()
+      const made = await eventCame(tab, "documentcreated", "true", since)
+      // Any page painted since the marks were applied is the copy's.
+      await eventCame(tab, "pagerendered", "detail.pageNumber === 1", since)
+      await tab.locator("docstack-viewer .toolbar .title", { hasText: "(redacted)" }).waitFor()
+      if (!made.detail.uuid) throw new Error("no redacted copy")
+      await quiet(tab)
+    }
+  },
+  {
+    file: "viewer-compare.png",
+    document: "office/book-war-and-peace-1225p.txt",
+    ownCopy: true,
+    other: { name: "chapter-one-revised.txt", bytes: revisedChapterOne },
+    act: async (tab, other) => {
+      await tab.locator("[data-action=compare]").click()
+      const field = tab.getByRole("textbox", { name: "Document ID or viewer link" })
+      await field.fill(other!)
+      await field.press("Enter")
+      await tab.locator("docstack-compare", { hasText: "changes" }).first().waitFor()
+      await tab.locator("docstack-compare [data-action=next-change]").click()
+      await quiet(tab)
+    }
+  },
+  {
+    file: "viewer-organize.png",
+    document: "pdf/tracemonkey.pdf",
+    act: async (tab) => {
+      await tab.locator("[data-action=organize]").click()
+      const grid = tab.locator("docstack-page-organizer")
+      await grid.locator("[role=option]").nth(3).waitFor()
+      // Pages 3 and 4 chosen, as a reader does before extracting or moving them.
+      await grid.locator("[role=option]").nth(2).click()
+      await grid.locator("[role=option]").nth(3).click({ modifiers: ["Shift"] })
+      // Every one of the 14 thumbnails drawn.
+      await quiet(tab, "img", 14)
+    }
+  },
+  {
     file: "viewer-fr.png",
     document: "pdf/tracemonkey.pdf",
     query: "&lang=fr",
@@ -253,7 +392,13 @@ const SHOTS: ReadonlyArray<Shot> = [
 ]
 
 /** One shot in a fresh browser context: opened, page 1 painted, acted, captured, reduced to a palette. */
-const take = async (chrome: Browser, viewer: string, ids: ReadonlyMap<string, string>, shot: Shot) => {
+const take = async (
+  chrome: Browser,
+  viewer: string,
+  ids: ReadonlyMap<string, string>,
+  others: ReadonlyMap<string, string>,
+  shot: Shot
+) => {
   const started = performance.now()
   const context = await chrome.newContext({
     viewport: { width: shot.width ?? 1280, height: shot.height ?? 800 },
@@ -262,9 +407,10 @@ const take = async (chrome: Browser, viewer: string, ids: ReadonlyMap<string, st
   try {
     const tab = await context.newPage()
     await tab.addInitScript(recordEvents)
-    await tab.goto(`${viewer}/?uuid=${encodeURIComponent(ids.get(shot.document)!)}${shot.query ?? ""}`)
+    const id = ids.get(shot.ownCopy ? shot.file : shot.document)!
+    await tab.goto(`${viewer}/?uuid=${encodeURIComponent(id)}${shot.query ?? ""}`)
     await eventCame(tab, "pagerendered", "detail.pageNumber === 1")
-    await shot.act(tab)
+    await shot.act(tab, others.get(shot.file))
     const failures = await tab.evaluate(() => window.__viewerEvents.filter((event) => event.name === "error"))
     if (failures.length > 0) throw new Error(`${shot.file}: the viewer said ${JSON.stringify(failures)}`)
     const png = await sharp(await tab.screenshot())
@@ -308,13 +454,30 @@ const main = Effect.gen(function*() {
     yield* Layer.build(viewerTestLayer({ DATA_DIR: join(root, "viewer"), RENDITION_TARGETS: broker })),
     ViewerUrl
   )
-  const documents = [...new Set(shots.map((shot) => shot.document))]
+  // Shared uploads by file, and one of its own for each shot that changes its document.
+  const documents = [...new Set(shots.map((shot) => (shot.ownCopy ? shot.file : shot.document)))]
+  const fileOf = (key: string) => shots.find((shot) => shot.file === key && shot.ownCopy)?.document ?? key
+  // A comparison's original is the first chapter alone, as its revision is.
+  const bytesOf = (key: string) =>
+    fileOf(key) === "office/book-war-and-peace-1225p.txt" ? new TextEncoder().encode(chapterOne()) : undefined
   const ids = new Map(
-    yield* Effect.promise(() => Promise.all(documents.map(async (file) => [file, await upload(viewer, file)] as const)))
+    yield* Effect.promise(() =>
+      Promise.all(documents.map(async (key) => [key, await upload(viewer, fileOf(key), bytesOf(key))] as const))
+    )
+  )
+  // The second documents some shots compare with.
+  const others = new Map(
+    yield* Effect.promise(() =>
+      Promise.all(
+        shots.flatMap((shot) =>
+          shot.other ? [upload(viewer, shot.other.name, shot.other.bytes()).then((id) => [shot.file, id] as const)] : []
+        )
+      )
+    )
   )
   const chrome = yield* browser
   mkdirSync(IMAGES, { recursive: true })
-  for (const shot of shots) yield* Effect.promise(() => take(chrome, viewer, ids, shot))
+  for (const shot of shots) yield* Effect.promise(() => take(chrome, viewer, ids, others, shot))
   console.log(`${shots.length} screenshots in ${Math.round((performance.now() - started) / 1000)} s`)
 })
 

@@ -137,5 +137,28 @@ describe("annotations of provider-backed documents", () => {
         )
         expect(yield* pageText(result, 0)).not.toContain("Trace-based")
       }))
+
+    it.effect("an XFDF file imported into it: the broker places each annotation, the provider keeps them", () =>
+      Effect.gen(function*() {
+        const id = (yield* servlet("uploadServlet?uuid=tracemonkey.pdf")).text
+        const before = (yield* listed(id)).annotations.length
+        const form = new FormData()
+        const file = `<?xml version="1.0" encoding="UTF-8"?>
+<xfdf xmlns="http://ns.adobe.com/xfdf/"><annots>
+<square page="0" rect="100,600,200,700" name="from-elsewhere" title="Carol" color="#0000FF"><contents>Imported square</contents></square>
+</annots></xfdf>`
+        form.append("file", new Blob([file]), "review.xfdf")
+        const imported = yield* servlet(`servletXFDFAnnotations?uuid=${id}`, { method: "POST", body: form })
+        expect(imported.status, imported.text).toBe(200)
+        const after = (yield* listed(id)).annotations
+        expect(after).toHaveLength(before + 1)
+        const square = after.find((a: any) => a.contents === "Imported square")!
+        // PDF space (y up from the bottom of the 792-point page) turned into the displayed page's.
+        expect(square).toMatchObject({ type: "Square", page: 0, creator: "Carol", color: { r: 0, g: 0, b: 255 } })
+        expect(square.position.x).toBeCloseTo(100, 1)
+        expect(square.position.y).toBeCloseTo(92, 1)
+        expect(square.id).toMatch(/^an_/)
+        expect(kept().some((a) => a.contents === "Imported square")).toBe(true)
+      }))
   })
 })

@@ -4,15 +4,15 @@
  * recent documents and what a pasted document ID or viewer link names.
  */
 import { afterEach, describe, expect, it } from "@effect/vitest"
-import type { TextChange } from "../../web/viewer/src/client/ViewerClient.ts"
-import { countByType, SideHighlights, stepChange } from "../../web/viewer/src/compare/Changes.ts"
 import {
   documentIdOf,
   MAX_RECENT,
   recentDocuments,
   rememberDocument,
   withRecent
-} from "../../web/viewer/src/compare/RecentDocuments.ts"
+} from "../../web/viewer/src/client/RecentDocuments.ts"
+import type { TextChange } from "../../web/viewer/src/client/ViewerClient.ts"
+import { countByType, SideHighlights, stepChange } from "../../web/viewer/src/compare/Changes.ts"
 import { positionAt, topOf } from "../../web/viewer/src/compare/ScrollSync.ts"
 import { PAGE_GAP, PageGeometry } from "../../web/viewer/src/pages/PageGeometry.ts"
 

@@ -288,6 +288,10 @@ layer(viewerAndBroker(), { timeout: 300_000 })("the browser viewer, comparing", 
             ).then((both) => both[leader === "left" ? 1 : 0]!)
           const before = (yield* Effect.promise(() => position(tab, "right")))!
           yield* Effect.promise(() => wheelOver(tab, "left", 1500))
+          // The wheel scrolls a frame later: the left side moves first, then the right follows.
+          yield* Effect.promise(() =>
+            eventually(() => position(tab, "left"), (left) => left !== null && left.scrollTop > before.scrollTop + 500)
+          )
           const followed = yield* Effect.promise(() => together("left"))
           expect(followed.scrollTop).toBeGreaterThan(before.scrollTop + 500)
           yield* Effect.promise(() => wheelOver(tab, "right", -700))

@@ -32,7 +32,18 @@ declare global {
 /** Records the element's events on `window.__viewerEvents`, from the first one. */
 const recordEvents = () => {
   window.__viewerEvents = []
-  for (const name of ["documentloaded", "pagechange", "pagerendered", "zoomchange", "searchresults", "error"]) {
+  for (
+    const name of [
+      "documentloaded",
+      "pagechange",
+      "pagerendered",
+      "zoomchange",
+      "searchresults",
+      "error",
+      "annotationchange",
+      "documentcreated"
+    ]
+  ) {
     document.addEventListener(name, (event) => {
       window.__viewerEvents.push({ name, detail: (event as CustomEvent).detail, at: performance.now() })
     }, true)

@@ -1,120 +1,71 @@
 /**
- * `<docstack-viewer>`: a document from the viewer service, read in the browser. The page list is
- * sized from the layout at once and only pages near the viewport are in the DOM, so a 20,000-page
- * document costs what a 4-page one does. Public API and events: docs/viewer.md, "Embedding".
+ * `<docstack-viewer>`: a document from the viewer service, read, annotated, redacted, compared and
+ * rearranged in the browser. Reading (the document, its pages, scrolling, zoom, find) is
+ * ReadingViewer's; this element adds the toolbar, the side panels, the annotation and redaction
+ * tools and the views beyond the pages. Public API and events: docs/viewer.md, "Embedding".
  */
-import { html, LitElement, nothing, type PropertyValues } from "lit"
-import {
-  type ContainerLayout,
-  type DownloadKind,
-  firstDocument,
-  isContainer,
-  type PageLayout,
-  type SearchOptions,
-  ViewerClient
-} from "./client/ViewerClient.ts"
-import { FindBar } from "./find/FindBar.ts"
+import { html, nothing } from "lit"
+import { rememberDocument } from "./client/RecentDocuments.ts"
+import "./compare/CompareView.ts"
+import "./organize/PageOrganizer.ts"
+import { AnnotationController, type AnnotationViewer } from "./annotations/AnnotationController.ts"
+import "./annotations/AnnotationBar.ts"
+import type { Annotation } from "./annotations/AnnotationModel.ts"
+import { typeLabel } from "./annotations/AnnotationsPanel.ts"
+import { SelectionMenu } from "./annotations/SelectionMenu.ts"
+import type { OrderHandle } from "./client/ViewerClient.ts"
+import { followOrder, orderDialog, type OrderView } from "./orders/OrderProgress.ts"
+import "./redaction/RedactionPanel.ts"
+import type { DownloadKind, SearchOptions } from "./client/ViewerClient.ts"
+import type { RedactionPanel } from "./redaction/RedactionPanel.ts"
 import "./find/FindBar.ts"
-import { FindController, type FindState, highlightsOn, noFind } from "./find/FindController.ts"
-import { languageOf, type Translate, translator } from "./i18n/messages.ts"
+import { highlightsOn } from "./find/FindController.ts"
 import { type Command, commandOf } from "./input/Shortcuts.ts"
-import { ZoomGestures } from "./input/ZoomGestures.ts"
-import { ImageLoader } from "./pages/ImageLoader.ts"
-import { CSS_PER_POINT, PAGE_GAP, PageGeometry, scaleFor, stepScale, type Zoom } from "./pages/PageGeometry.ts"
+import { CSS_PER_POINT, imageSize, stepScale, type Zoom } from "./pages/PageGeometry.ts"
 import { pageList } from "./pages/PageList.ts"
-import { type DocumentPages, MAX_FULL_IMAGE_WIDTH } from "./pages/PageView.ts"
-import { sidebar, type SidebarTab } from "./panels/Sidebar.ts"
-import { explainWait, failureStatus, STATE_POLL_MS, type Status, statusMessage } from "./StatusMessage.ts"
+import { sidebar } from "./panels/Sidebar.ts"
+import { ReadingViewer } from "./ReadingViewer.ts"
+import { statusMessage } from "./StatusMessage.ts"
 import { toolbar } from "./toolbar/Toolbar.ts"
 import { viewerStyles } from "./ViewerStyles.ts"
-
-/** Pages kept in the DOM beyond the viewport, above and below, in viewport heights. */
-const OVERSCAN = 1
-/** Below this width (CSS px) the side panel floats over the pages and tools move into a menu. */
-const NARROW_WIDTH = 640
 
 export type OpenRequest =
   | { readonly uuid: string }
   | { readonly url: string | ReadonlyArray<string>; readonly title?: string }
 
-export class DocstackViewer extends LitElement {
+export class DocstackViewer extends ReadingViewer implements AnnotationViewer {
   static override styles = viewerStyles
   static override properties = {
-    service: { type: String },
-    uuid: { type: String },
-    lang: { type: String },
-    theme: { type: String, reflect: true },
-    narrow: { type: Boolean, reflect: true },
-    status: { state: true },
-    root: { state: true },
-    layout: { state: true },
-    geometry: { state: true },
-    zoom: { state: true },
-    current: { state: true },
-    range: { state: true },
-    sidebarOpen: { state: true },
-    sidebarTab: { state: true },
-    findOpen: { state: true },
-    findState: { state: true },
-    menuOpen: { state: true }
+    ...ReadingViewer.properties,
+    user: { type: String },
+    editMode: { state: true },
+    view: { state: true },
+    order: { state: true }
   }
 
-  /** The servlets' base URL. */
-  declare service: string
-  /** The document to show; setting it opens it. */
-  declare uuid: string | null
-  declare lang: string
-  declare theme: "light" | "dark"
-  declare narrow: boolean
-  declare status: Status
-  /** The document opened, when it is a container (its parts panel stays while a part is read). */
-  declare root: ContainerLayout | null
-  declare layout: PageLayout | null
-  declare geometry: PageGeometry | null
-  declare zoom: Zoom
-  declare current: number
-  declare range: { first: number; last: number }
-  declare sidebarOpen: boolean
-  declare sidebarTab: SidebarTab
-  declare findOpen: boolean
-  declare findState: FindState
-  declare menuOpen: boolean
+  /** The reader's name: the author of the annotations they make (the service may put the signed-in user's). */
+  declare user: string
+  /** The annotation or redaction tools are out. */
+  declare editMode: "annotate" | "redact" | null
+  /** The pages, or a view beyond them: arranging them, comparing with another document. */
+  declare view: "pages" | "organize" | "compare"
+  /** An order running (or failed) for the reader: its dialog. */
+  declare order: OrderView | null
 
-  private client = new ViewerClient("/viewergwt/")
-  private loader = new ImageLoader(this.client)
-  private pages: DocumentPages | null = null
-  private rotations = new Map<number, number>()
-  private finder: FindController | null = null
-  private opening: AbortController | null = null
-  private resizeObserver = new ResizeObserver(() => this.onResize())
-  private gestures = new ZoomGestures((factor, x, y) => this.zoomAround(this.scale * factor, x, y))
-  private scrollFrame = 0
-  private viewportSize = { width: 0, height: 0 }
-  private t: Translate = translator("en")
+  private readonly annotating = new AnnotationController(this, () => this.client)
+  private readonly selectionMenu = new SelectionMenu(this, this.annotating)
+  private orderRun: AbortController | null = null
 
   constructor() {
     super()
-    this.service = "/viewergwt/"
-    this.uuid = null
-    this.lang = ""
-    this.theme = "light"
-    this.narrow = false
-    this.status = { kind: "idle" }
-    this.root = null
-    this.layout = null
-    this.geometry = null
-    this.zoom = "page-width"
-    this.current = 0
-    this.range = { first: 0, last: -1 }
-    this.sidebarOpen = false
-    this.sidebarTab = "thumbnails"
-    this.findOpen = false
-    this.findState = noFind
-    this.menuOpen = false
+    this.user = ""
+    this.editMode = null
+    this.view = "pages"
+    this.order = null
     this.addEventListener("keydown", (event) => this.onKey(event))
   }
 
-  // ---- Public API (docs/viewer.md, "Embedding") --------------------------------------------
+  // ---- Public API (docs/viewer.md, "Embedding"; reading's is ReadingViewer's) ----------------
 
   /**
    * Opens a document by the viewer's ID, or documents by URL (several become one container). Rejects
@@ -137,23 +88,6 @@ export class DocstackViewer extends LitElement {
     }
     const status = this.status
     if (status.kind === "error") throw Object.assign(new Error(status.message), { name: status.error })
-  }
-
-  /** Shows page `pageNumber` (1-based) at its top, or `top` points below it. */
-  async goToPage(pageNumber: number, top = 0): Promise<void> {
-    await this.updateComplete
-    const geometry = this.geometry
-    const viewport = this.viewport
-    if (geometry === null || viewport === null) return
-    const index = Math.min(geometry.count - 1, Math.max(0, Math.round(pageNumber) - 1))
-    this.scrollToContent(geometry.tops[index]! - PAGE_GAP / 2 + top * CSS_PER_POINT * this.scale)
-    this.onScroll(true)
-  }
-
-  /** A scale (1 = actual size), or "page-width", "page-fit", "actual". */
-  async setZoom(zoom: Zoom): Promise<void> {
-    this.zoomTo(zoom)
-    await this.updateComplete
   }
 
   /** Finds `text` in the document; answers the number of matches once the search is complete. */
@@ -180,8 +114,32 @@ export class DocstackViewer extends LitElement {
   /** Downloads the original file or its PDF rendition. */
   download(kind: DownloadKind = "original") {
     if (this.uuid === null) return
+    this.saveLink(this.client.downloadUrl(this.layout?.documentId.id ?? this.uuid, kind))
+  }
+
+  /**
+   * Applies an XFDF or FDF file to the document's annotations (those it names by ID are replaced,
+   * the others added), then shows them as they now stand.
+   */
+  async importAnnotations(file: Blob, name = "annotations.xfdf"): Promise<void> {
+    const uuid = this.pages?.uuid
+    const store = this.annotating.store
+    if (uuid === undefined || store === null) return
+    await store.whenSaved()
+    try {
+      await this.client.importAnnotationFile(uuid, file, file instanceof File ? file.name : name)
+      this.annotating.open(uuid)
+    } catch (error) {
+      store.error = (error as Error).message
+      this.requestUpdate()
+      throw error
+    }
+  }
+
+  /** Saves what a URL answers as a file (the service names it). */
+  private saveLink(url: string) {
     const link = document.createElement("a")
-    link.href = this.client.downloadUrl(this.layout?.documentId.id ?? this.uuid, kind)
+    link.href = url
     link.download = ""
     link.rel = "noopener"
     this.renderRoot.append(link)
@@ -203,237 +161,140 @@ export class DocstackViewer extends LitElement {
     this.renderRoot.append(frame)
   }
 
-  /** Focus goes to the page list, so the keyboard works at once. */
-  override focus(options?: FocusOptions) {
-    const viewport = this.viewport
-    if (viewport === null) return
-    // Focus given by the page, not by Tab: no ring until the reader moves focus themselves.
-    viewport.dataset.quietFocus = ""
-    viewport.addEventListener("blur", () => delete viewport.dataset.quietFocus, { once: true })
-    viewport.focus(options)
+  /** Shows the annotation tools (`"annotate"`), the redaction tools (`"redact"`), or neither (null). */
+  setEditMode(mode: "annotate" | "redact" | null) {
+    this.editMode = mode
+    this.annotating.setTool("select")
+    if (mode !== null) {
+      this.sidebarOpen = true
+      this.sidebarTab = mode === "redact" ? "redaction" : "annotations"
+    }
   }
 
-  get pageCount() {
-    return this.layout?.pageDimensionsList.length ?? 0
+  /** The annotations of the document shown, as they stand (changes not yet saved included). */
+  getAnnotations(): ReadonlyArray<Annotation> {
+    return this.annotating.store?.all() ?? []
   }
 
-  get scale() {
-    return this.geometry?.scale ?? 1
-  }
-
-  // ---- Opening ----------------------------------------------------------------------------
-
-  private async load(uuid: string, keepRoot = false): Promise<void> {
-    this.opening?.abort()
-    const opening = new AbortController()
-    this.opening = opening
-    this.finder?.cancel()
-    this.finder = null
-    this.findState = noFind
-    this.layout = null
-    this.geometry = null
-    this.pages = null
-    this.rotations = new Map()
-    if (!keepRoot) this.root = null
-    this.setStatus({ kind: "loading", detail: null })
-    const waiting = setTimeout(
-      () =>
-        void explainWait(
-          this.client,
-          uuid,
-          opening.signal,
-          this.t,
-          () => this.status.kind === "loading",
-          (status) => this.setStatus(status)
-        ),
-      STATE_POLL_MS
+  /**
+   * Applies the document's redaction marks: a redacted copy is made (the original stays as it is)
+   * and opened. Answers the copy's ID.
+   */
+  async applyRedactions(): Promise<string> {
+    const uuid = this.pages?.uuid
+    if (uuid === undefined) throw new Error("No document is open")
+    await this.annotating.store?.whenSaved()
+    const title = this.t("redactedTitle", { title: this.layout?.documentTitle ?? "" })
+    return this.runOrder(
+      this.t("applyingRedactions"),
+      () => this.client.transformation([{ uuid }], { redact: true, title })
     )
+  }
+
+  /**
+   * Runs an order with its progress shown, then opens the document it made (the `documentcreated`
+   * event tells the page which); the dialog says why when it fails, and can cancel it meanwhile.
+   */
+  protected async runOrder(title: string, start: () => Promise<OrderHandle>): Promise<string> {
+    this.orderRun?.abort()
+    const run = new AbortController()
+    this.orderRun = run
+    this.order = { phase: "running", title, status: null, started: performance.now() }
     try {
-      const layout = await this.client.layout(uuid, opening.signal)
-      if (opening.signal.aborted) return
-      if (isContainer(layout)) {
-        this.root = layout
-        this.sidebarOpen = true
-        this.sidebarTab = "parts"
-        const first = firstDocument(layout)
-        if (first === null) return this.setStatus({ kind: "error", error: "other", message: this.t("emptyContainer") })
-        return this.load(first, true)
-      }
-      this.show(uuid, layout)
+      const result = await followOrder(this.client, start, (status) => {
+        if (this.orderRun === run) this.order = { phase: "running", title, status, started: performance.now() }
+      }, run.signal)
+      this.order = null
+      const source = this.pages?.uuid
+      // The document made is read in the pages, whichever view asked for it.
+      this.view = "pages"
+      await this.updateComplete
+      await this.open({ uuid: result })
+      this.dispatch("documentcreated", { uuid: result, source, title })
+      return result
     } catch (error) {
-      if (!opening.signal.aborted) this.fail(error)
-    } finally {
-      clearTimeout(waiting)
+      if (!run.signal.aborted) this.order = { phase: "failed", title, message: (error as Error).message }
+      throw error
     }
   }
 
-  private show(uuid: string, layout: PageLayout) {
-    this.layout = layout
-    this.pages = { client: this.client, loader: this.loader, uuid, locale: this.language, text: new Map() }
-    this.finder = new FindController(this.client, uuid, layout.pageDimensionsList.length, (state, moved) => {
-      const before = this.findState
-      this.findState = state
-      // Told as hits come and once done; a move to another hit is not a new result.
-      if (before.query !== state.query || before.hits.length !== state.hits.length || before.done !== state.done) {
-        this.dispatch("searchresults", { query: state.query, total: state.hits.length, done: state.done })
-      }
-      if (moved) this.revealHit()
-    })
-    this.current = 0
-    this.setStatus({ kind: "ready" })
-    this.relayout(this.zoom, null)
-    const viewport = this.viewport
-    if (viewport) viewport.scrollTop = 0
-    this.onScroll(true)
-    this.dispatch("documentloaded", {
-      uuid,
-      title: layout.documentTitle ?? "",
-      pageCount: layout.pageDimensionsList.length
-    })
-  }
-
-  private fail(error: unknown) {
-    const status = failureStatus(error)
-    this.setStatus(status)
-    this.dispatch("error", { kind: status.error, message: status.message })
-  }
-
-  private setStatus(status: Status) {
-    this.status = status
-  }
-
-  // ---- Layout, scrolling, zoom ---------------------------------------------------------------
-
-  private get viewport() {
-    return this.renderRoot.querySelector<HTMLElement>(".viewport")
-  }
-
-  /** New page geometry for `zoom`, keeping the point under `anchor` (viewport px) where it was. */
-  private relayout(zoom: Zoom, anchor: { x: number; y: number } | null) {
+  /**
+   * The view shown instead of the pages: the page organizer or the comparison. Each asks for its
+   * orders through a `run-order` event, whose result the viewer then opens.
+   */
+  private viewBeyondPages() {
     const layout = this.layout
-    const viewport = this.viewport
-    // Before a document, the zoom asked is kept for it.
-    this.zoom = zoom
-    if (layout === null) return
-    const size = viewport ? { width: viewport.clientWidth, height: viewport.clientHeight } : this.viewportSize
-    const first = layout.pageDimensionsList[this.current] ?? layout.pageDimensionsList[0]
-    const scale = scaleFor(zoom, first, this.rotations.get(this.current) ?? 0, size)
-    const before = this.geometry
-    const geometry = new PageGeometry(layout.pageDimensionsList, scale, new Map(this.rotations))
-    this.geometry = geometry
-    if (before !== null && viewport !== null && anchor !== null) {
-      const y = before.contentTop(viewport.scrollTop, size.height) + anchor.y
-      const index = before.pageAt(y)
-      const within = (y - before.tops[index]!) / before.heights[index]!
-      const x = viewport.scrollLeft + anchor.x - before.left(index, size.width)
-      const across = x / before.widths[index]!
-      // The list's new size must be in the DOM before the scroll position can use it.
-      this.updateComplete.then(() => {
-        this.scrollToContent(geometry.tops[index]! + within * geometry.heights[index]! - anchor.y)
-        viewport.scrollLeft = geometry.left(index, size.width) + across * geometry.widths[index]! - anchor.x
-        this.onScroll(true)
-      })
-    } else {
-      this.updateComplete.then(() => this.onScroll(true))
-    }
-    if (before === null || before.scale !== scale) this.dispatch("zoomchange", { zoom: scale, mode: zoom })
+    const pages = this.pages
+    if (this.view === "pages" || layout === null || pages === null) return nothing
+    const runOrder = (event: CustomEvent<{ title: string; start: () => Promise<OrderHandle> }>) =>
+      void this.runOrder(event.detail.title, event.detail.start).catch(() => undefined)
+    const close = () => (this.view = "pages")
+    return this.view === "organize"
+      ? html`<docstack-page-organizer class="view" .client=${this.client} .loader=${this.loader} .uuid=${pages.uuid}
+          .layout=${layout} .t=${this.t} .language=${this.language} @run-order=${runOrder} @close-view=${close}></docstack-page-organizer>`
+      : html`<docstack-compare class="view" .client=${this.client} .uuid=${pages.uuid} .layout=${layout}
+          .t=${this.t} .language=${this.language} @run-order=${runOrder} @close-view=${close}></docstack-compare>`
   }
 
-  private scrollToContent(top: number) {
-    const viewport = this.viewport
-    const geometry = this.geometry
-    if (viewport === null || geometry === null) return
-    viewport.scrollTop = geometry.scrollTopFor(top, viewport.clientHeight)
+  private closeOrder() {
+    this.orderRun?.abort()
+    this.orderRun = null
+    this.order = null
   }
 
-  private zoomTo(zoom: Zoom) {
-    const viewport = this.viewport
-    this.relayout(zoom, viewport ? { x: viewport.clientWidth / 2, y: 0 } : null)
+  // ---- Annotations ------------------------------------------------------------------------
+
+  get author() {
+    return this.user || this.t("guest")
   }
 
-  /** Ctrl+wheel and pinch: the point under the fingers or the pointer stays put. */
-  private zoomAround(scale: number, clientX: number, clientY: number) {
-    const viewport = this.viewport
-    if (viewport === null || this.layout === null) return
-    const box = viewport.getBoundingClientRect()
-    this.relayout(scale, { x: clientX - box.left, y: clientY - box.top })
+  protected override get drawsAnnotations() {
+    return true
   }
 
-  private onScroll(now = false) {
-    if (now) return this.readScroll()
-    if (this.scrollFrame === 0) {
-      this.scrollFrame = requestAnimationFrame(() => {
-        this.scrollFrame = 0
-        this.readScroll()
-      })
-    }
+  protected override documentShown(uuid: string) {
+    this.annotating.open(uuid)
+    rememberDocument(uuid, this.layout?.documentTitle ?? null)
   }
 
-  private readScroll() {
-    const viewport = this.viewport
-    const geometry = this.geometry
-    if (viewport === null || geometry === null || geometry.count === 0) return
-    const { clientHeight } = viewport
-    const scrollTop = geometry.contentTop(viewport.scrollTop, clientHeight)
-    const range = geometry.range(scrollTop - clientHeight * OVERSCAN, scrollTop + clientHeight * (1 + OVERSCAN))
-    if (range.first !== this.range.first || range.last !== this.range.last) this.range = range
-    const current = geometry.currentPage(scrollTop, clientHeight)
-    if (current !== this.current) {
-      this.current = current
-      this.dispatch("pagechange", { pageNumber: current + 1 })
-    }
-    // Tiles need each page's visible part, and a capped list moves its pages on every scroll; else
-    // "in view or not" is enough.
-    if (this.tiling || geometry.listHeight < geometry.totalHeight) this.requestUpdate()
+  protected override documentClosing() {
+    this.annotating.close()
   }
 
-  private get tiling() {
-    const geometry = this.geometry
-    return geometry !== null && geometry.maxWidth * (globalThis.devicePixelRatio || 1) > MAX_FULL_IMAGE_WIDTH
+  pageDimensions(index: number) {
+    return this.layout?.pageDimensionsList[index]
   }
 
-  private onResize() {
-    const viewport = this.viewport
-    this.narrow = this.clientWidth < NARROW_WIDTH
-    if (viewport === null) return
-    const size = { width: viewport.clientWidth, height: viewport.clientHeight }
-    if (size.width === this.viewportSize.width && size.height === this.viewportSize.height) return
-    this.viewportSize = size
-    if (typeof this.zoom !== "number") this.relayout(this.zoom, { x: 0, y: 0 })
-    else this.onScroll(true)
-  }
-
-  // ---- Find -------------------------------------------------------------------------------
-
-  private revealHit() {
-    const { hits, current } = this.findState
-    const hit = hits[current]
+  viewCentre() {
     const geometry = this.geometry
     const viewport = this.viewport
-    if (hit === undefined || geometry === null || viewport === null) return
-    const rect = hit.rects[0]
-    const top = geometry.tops[hit.pageNumber]! + (rect ? rect.y * CSS_PER_POINT * this.scale : 0)
-    const viewTop = geometry.contentTop(viewport.scrollTop, viewport.clientHeight)
-    // Scrolled only when the hit is not in view, and then to a third of the way down.
-    if (top < viewTop + 20 || top > viewTop + viewport.clientHeight - 40) {
-      this.scrollToContent(top - viewport.clientHeight / 3)
-      this.onScroll(true)
-    }
+    if (geometry === null || viewport === null) return null
+    const page = this.current
+    const dims = this.layout?.pageDimensionsList[page]
+    if (dims === undefined) return null
+    const size = imageSize(dims)
+    const perPoint = CSS_PER_POINT * geometry.scale
+    const middle = geometry.contentTop(viewport.scrollTop, viewport.clientHeight) + viewport.clientHeight / 2
+    const y = Math.min(size.height - 40, Math.max(40, (middle - geometry.tops[page]!) / perPoint))
+    return { page, point: { x: size.width / 2, y } }
   }
 
-  private toggleFind(open = !this.findOpen) {
-    this.findOpen = open
-    if (open) {
-      // The bar renders in its own update, after the viewer's: focus once both are done.
-      this.updateComplete.then(async () => {
-        const bar = this.renderRoot.querySelector<FindBar>("docstack-find-bar")
-        await bar?.updateComplete
-        bar?.focusInput()
-      })
-    } else {
-      this.finder?.close()
-      this.viewport?.focus()
-    }
+  private showPanel(tab: "annotations" | "redaction") {
+    this.sidebarOpen = true
+    this.sidebarTab = tab
+  }
+
+  /** The bar's "apply": the redaction panel asks to confirm. */
+  private async askToApply() {
+    this.showPanel("redaction")
+    await this.updateComplete
+    this.renderRoot.querySelector<RedactionPanel>("docstack-redaction")?.confirmApply()
+  }
+
+  showInPanel(id: string) {
+    this.sidebarOpen = true
+    this.sidebarTab = "annotations"
+    this.annotating.store?.select(id)
   }
 
   // ---- Input ------------------------------------------------------------------------------
@@ -443,6 +304,10 @@ export class DocstackViewer extends LitElement {
     const inTextField = target instanceof HTMLInputElement || target instanceof HTMLSelectElement ||
       target instanceof HTMLTextAreaElement
     if (event.key === "Escape" && this.menuOpen) return (this.menuOpen = false)
+    const onPages = this.viewport !== null && event.composedPath().includes(this.viewport)
+    if (this.annotating.editor.onKey(event, inTextField, onPages)) return event.preventDefault()
+    // Another view in place of the pages keeps the keys (it has its own).
+    if (this.view !== "pages") return
     const command = commandOf(event, inTextField)
     if (command === undefined || (command.kind !== "find" && this.layout === null)) return
     event.preventDefault()
@@ -470,43 +335,11 @@ export class DocstackViewer extends LitElement {
     }
   }
 
-  private dispatch(name: string, detail: unknown) {
-    this.dispatchEvent(new CustomEvent(name, { detail, bubbles: true, composed: true }))
-  }
-
-  // ---- Lifecycle --------------------------------------------------------------------------
-
-  private get language() {
-    return languageOf(this.lang || document.documentElement.lang)
-  }
-
-  override connectedCallback() {
-    super.connectedCallback()
-    this.resizeObserver.observe(this)
-  }
-
-  override disconnectedCallback() {
-    super.disconnectedCallback()
-    this.resizeObserver.disconnect()
-    this.opening?.abort()
-    this.finder?.cancel()
-  }
-
-  protected override willUpdate(changed: PropertyValues<this>) {
-    if (changed.has("lang")) this.t = translator(this.language)
-    if (changed.has("service")) {
-      this.client = new ViewerClient(this.service)
-      this.loader = new ImageLoader(this.client)
-    }
-    if (changed.has("uuid") && this.uuid && this.uuid !== this.pages?.uuid && this.status.kind !== "loading") {
-      void this.load(this.uuid)
-    }
-  }
-
   protected override firstUpdated() {
     const viewport = this.viewport!
     this.resizeObserver.observe(viewport)
     this.gestures.attach(viewport)
+    this.annotating.editor.attach(viewport)
   }
 
   protected override render() {
@@ -523,8 +356,12 @@ export class DocstackViewer extends LitElement {
       print: () => this.print(),
       fullScreen: () => (document.fullscreenElement ? document.exitFullscreen() : this.requestFullscreen()),
       toggleDark: () => (this.theme = this.theme === "dark" ? "light" : "dark"),
-      toggleMenu: () => (this.menuOpen = !this.menuOpen)
+      toggleMenu: () => (this.menuOpen = !this.menuOpen),
+      toggleEditMode: (mode: "annotate" | "redact") => this.setEditMode(this.editMode === mode ? null : mode),
+      toggleView: (view: "organize" | "compare") => (this.view = this.view === view ? "pages" : view)
     }
+    const store = this.annotating.store
+    const version = store?.version ?? 0
     return html`
       ${
       toolbar({
@@ -539,8 +376,24 @@ export class DocstackViewer extends LitElement {
         dark: this.theme === "dark",
         menuOpen: this.menuOpen,
         narrow: this.narrow,
-        hasDocument: layout !== null
+        hasDocument: layout !== null,
+        pagesShown: this.view === "pages",
+        editMode: this.editMode,
+        view: this.view
       }, actions)
+    }
+      ${
+      this.editMode !== null && store !== null
+        ? html`<docstack-annotation-bar .controller=${this.annotating} .t=${t} .mode=${this.editMode}
+            .language=${this.language} .version=${version}
+            @find-and-redact=${() => this.showPanel("redaction")}
+            @apply-redactions=${() => this.askToApply()}
+            @annotations-import=${(event: CustomEvent<File>) => void this.importAnnotations(event.detail)}
+            @annotations-export=${() => this.saveLink(this.client.annotationFileUrl(this.pages!.uuid))}
+            @download-annotated=${(event: CustomEvent<{ flatten: boolean }>) =>
+          this.saveLink(this.client.annotatedDownloadUrl(this.pages!.uuid, event.detail.flatten))}
+          ></docstack-annotation-bar>`
+        : nothing
     }
       ${
       this.findOpen
@@ -568,11 +421,34 @@ export class DocstackViewer extends LitElement {
             if (this.narrow) this.sidebarOpen = false
             void this.goToPage(index + 1, top ?? 0)
           },
-          openPart: (id) => void this.load(id, true)
+          openPart: (id) => void this.load(id, true),
+          extraTabs: store === null ? [] : [
+            {
+              name: "annotations",
+              wide: true,
+              panel: () =>
+                html`<docstack-annotations .controller=${this.annotating} .t=${t} .language=${this.language}
+                  .version=${version}></docstack-annotations>`
+            },
+            ...(this.editMode === "redact" && this.pages !== null
+              ? [{
+                name: "redaction" as const,
+                wide: true,
+                panel: () =>
+                  html`<docstack-redaction .controller=${this.annotating} .client=${this.client} .uuid=${
+                    this.pages!.uuid
+                  }
+                    .pageCount=${this.pageCount} .t=${t} .language=${this.language} .version=${version}
+                    @apply-redactions=${() => void this.applyRedactions().catch(() => undefined)}></docstack-redaction>`
+              }]
+              : [])
+          ]
         })
         : nothing
     }
+        ${this.viewBeyondPages()}
         <div class="viewport" tabindex="0" role="region" aria-label=${layout?.documentTitle ?? t("pages")}
+          ?hidden=${this.view !== "pages"}
           @scroll=${() => this.onScroll()}
           @page-painted=${(event: CustomEvent) =>
       this.dispatch("pagerendered", { pageNumber: event.detail.index + 1, width: event.detail.width })}>
@@ -587,12 +463,16 @@ export class DocstackViewer extends LitElement {
           rotations: this.rotations,
           tiling: this.tiling,
           highlightsOf: (index) => highlightsOn(this.findState, index),
+          overlayOf: (index) =>
+            this.annotating.layerFor(index, this.geometry!.pages[index]!, this.geometry!.scale, (a) => typeLabel(t, a)),
           t
         })
         : nothing
     }
           ${statusMessage(this.status, t)}
         </div>
+        ${this.selectionMenu.render(t)}
+        ${orderDialog(this.order, t, () => this.closeOrder())}
       </div>`
   }
 }

@@ -1,7 +1,7 @@
 /**
  * The full page at `{viewer}/?uuid=<id>`: the element filling the window, opened from the address:
  * `uuid`, or `url` (repeated for a container of several documents) with an optional `title`, and
- * `page`, `zoom` and `lang` (docs/viewer.md, "The full page").
+ * `page`, `zoom`, `lang` and `user` (docs/viewer.md, "The full page").
  */
 import type { DocstackViewer } from "./DocstackViewer.ts"
 
@@ -12,6 +12,8 @@ export const openFromLocation = async (viewer: DocstackViewer, location: Locatio
     viewer.lang = lang
     document.documentElement.lang = lang
   }
+  const user = query.get("user")
+  if (user) viewer.user = user
   const zoom = query.get("zoom")
   if (zoom) void viewer.setZoom(/^\d+(\.\d+)?$/.test(zoom) ? Number(zoom) / 100 : zoom as "page-width")
   // The element is the whole page: keys typed anywhere are its.

@@ -3,10 +3,12 @@
  * (docs/viewer.md, "Theming"); `theme="dark"` swaps the defaults and inverts the pages for night reading.
  */
 import { css } from "lit"
+import { pageStyles } from "./pages/PageStyles.ts"
 import { iconStyles } from "./toolbar/Icons.ts"
 
 export const viewerStyles = [
   iconStyles,
+  pageStyles,
   css`
   :host {
     --docstack-background: #e5e7eb;
@@ -211,6 +213,15 @@ export const viewerStyles = [
     cursor: pointer;
     color: var(--docstack-muted);
   }
+  .tabs button svg {
+    display: none;
+  }
+  .tabs.compact button svg {
+    display: inline-block;
+  }
+  .tabs.compact button span {
+    display: none;
+  }
   .tabs button[aria-selected="true"] {
     color: var(--docstack-text);
     border-bottom-color: var(--docstack-accent);
@@ -226,111 +237,65 @@ export const viewerStyles = [
     min-height: 0;
   }
 
-  .viewport {
+  .selection-menu {
+    position: absolute;
+    z-index: 15;
+    display: flex;
+    gap: 2px;
+    padding: 3px;
+    background: var(--docstack-toolbar-background);
+    border: 1px solid var(--docstack-border);
+    border-radius: 8px;
+    box-shadow: 0 4px 14px rgba(0, 0, 0, 0.2);
+  }
+  .sidebar.wide {
+    width: 300px;
+  }
+  .view {
     flex: 1 1 auto;
-    position: relative;
-    overflow: auto;
     min-width: 0;
-    outline: none;
-    overscroll-behavior: contain;
-    touch-action: pan-x pan-y;
+    min-height: 0;
+    display: flex;
+    flex-direction: column;
   }
-  .viewport:focus-visible:not([data-quiet-focus]) {
-    box-shadow: inset 0 0 0 2px var(--docstack-focus);
-    outline: none;
-  }
-  .list {
-    position: relative;
-  }
-  .page {
-    position: absolute;
-    display: block;
-    contain: strict;
-  }
-  .page-inner {
-    position: absolute;
-    background: white;
-    box-shadow: var(--docstack-page-shadow);
-    transform-origin: center center;
-    /* clip, not hidden: a box that hides its overflow can still be scrolled (a span scrolled into
-       view by a screen reader or a selection drag would move the page under its tiles). */
-    overflow: clip;
-  }
-  .page-image,
-  .tile {
-    position: absolute;
-    left: 0;
-    top: 0;
-    width: 100%;
-    height: 100%;
-    user-select: none;
-    filter: var(--docstack-page-filter);
-  }
-  .tile {
-    width: auto;
-    height: auto;
-  }
-  .page-placeholder {
+  .order-dialog {
     position: absolute;
     inset: 0;
-    background: white;
-    filter: var(--docstack-page-filter);
+    z-index: 30;
+    display: flex;
+    align-items: center;
+    justify-content: center;
+    background: rgba(0, 0, 0, 0.25);
   }
-  .page-loading {
-    position: absolute;
-    left: 50%;
-    top: 40px;
-    width: 24px;
-    height: 24px;
-    margin-left: -12px;
-    border: 3px solid var(--docstack-border);
+  /* A card over the pages: the order dialog's and the messages'. */
+  .order-dialog > div,
+
+  .order-dialog > div {
+    min-width: 280px;
+    box-shadow: 0 8px 28px rgba(0, 0, 0, 0.3);
+  }
+  .order-dialog h2 {
+    margin: 0 0 8px;
+    font-size: 16px;
+  }
+  .order-dialog .spinner,
+  .message .spinner {
+    display: inline-block;
+    width: 16px;
+    height: 16px;
+    margin-right: 8px;
+    vertical-align: -3px;
+    border: 2px solid var(--docstack-border);
     border-top-color: var(--docstack-accent);
     border-radius: 50%;
     animation: spin 0.9s linear infinite;
   }
-  @keyframes spin {
-    to {
-      transform: rotate(360deg);
-    }
-  }
-  @media (prefers-reduced-motion: reduce) {
-    .page-loading {
-      animation: none;
-    }
-  }
-  .text-layer,
-  .highlights {
-    position: absolute;
-    left: 0;
-    top: 0;
-    width: 0;
-    height: 0;
-    transform-origin: 0 0;
-  }
-  .text-layer {
-    line-height: 1;
-    white-space: pre;
-    color: transparent;
-    font-family: sans-serif;
-  }
-  .text-layer span {
-    position: absolute;
-    transform-origin: 0 0;
-    white-space: pre;
-    cursor: text;
-  }
-  .text-layer ::selection {
-    background: rgba(11, 98, 214, 0.3);
-    color: transparent;
-  }
-  .hit {
-    position: absolute;
-    background: var(--docstack-hit);
-    border-radius: 1px;
-  }
-  .hit.current {
-    background: var(--docstack-hit-current);
-    outline: 1px solid rgba(200, 80, 0, 0.8);
+  .dialog-button {
+    padding: 5px 14px;
+    border: 1px solid var(--docstack-border);
+    border-radius: 6px;
+    background: var(--docstack-background);
+    cursor: pointer;
   }
 
   .message {
@@ -343,28 +308,9 @@ export const viewerStyles = [
     text-align: center;
     pointer-events: none;
   }
-  .message > div {
-    max-width: 32em;
-    padding: 18px 22px;
-    border-radius: 10px;
-    background: var(--docstack-toolbar-background);
-    border: 1px solid var(--docstack-border);
-    box-shadow: 0 2px 10px rgba(0, 0, 0, 0.12);
-    pointer-events: auto;
-  }
+
   .message.error > div {
     border-color: #d14343;
-  }
-  .message .spinner {
-    display: inline-block;
-    width: 16px;
-    height: 16px;
-    margin-right: 8px;
-    vertical-align: -3px;
-    border: 2px solid var(--docstack-border);
-    border-top-color: var(--docstack-accent);
-    border-radius: 50%;
-    animation: spin 0.9s linear infinite;
   }
   .visually-hidden {
     position: absolute;

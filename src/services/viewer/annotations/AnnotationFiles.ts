@@ -9,7 +9,7 @@
  * provider keeps them, the viewer makes a copy of the document that holds them (below).
  */
 import { FileSystem } from "@effect/platform"
-import { Effect, type Option } from "effect"
+import { Effect, Option } from "effect"
 import { Annotations } from "../../../schemas/broker/Annotations.ts"
 import { InvalidRequest } from "../../../schemas/broker/Document.ts"
 import {
@@ -17,6 +17,7 @@ import {
   TransformationElement,
   TransformationRequest
 } from "../../../schemas/broker/Transformations.ts"
+import { ViewerAnnotation } from "../../../schemas/viewer/ViewerAnnotation.ts"
 import { DocumentAccess } from "../documents/DocumentAccess.ts"
 import { downloadedFile } from "../documents/DownloadedFile.ts"
 import { transform } from "../documents/TransformationOrders.ts"
@@ -40,12 +41,31 @@ const EMPTY_XFDF = new TextEncoder().encode(
 )
 
 /**
+ * `use` run on a copy of the document (a transformation of every page, titled as it: the same
+ * pages' geometry), deleted after use.
+ */
+const onCopy = <A, E>(client: BrokerClient, documentId: string, use: (copy: string) => Effect.Effect<A, E>) =>
+  Effect.gen(function*() {
+    const copy = yield* transform(
+      client,
+      new TransformationRequest({
+        format: "pdf",
+        transformationDetails: [
+          new TransformationDetail({ transformationElements: [new TransformationElement({ documentId })] })
+        ]
+      })
+    )
+    return yield* use(copy).pipe(
+      Effect.ensuring(client.documents.remove({ path: { documentId: copy } }).pipe(Effect.ignore))
+    )
+  })
+
+/**
  * `use` run on a document of the broker that holds `documentId`'s annotations as its own: the
- * document itself when the broker keeps them; when its provider keeps them, a copy of it (a
- * transformation of every page, titled as it) given the provider's annotations, deleted after use.
- * Given to the copy's store, not written by the transformation, so that redaction marks stay marks
- * (a transformation applies them): an XFDF export shows them, a PDF download applies them, as for
- * the broker's own documents. The copy names them by IDs of its own.
+ * document itself when the broker keeps them; when its provider keeps them, a copy of it given the
+ * provider's annotations. Given to the copy's store, not written by the transformation, so that
+ * redaction marks stay marks (a transformation applies them): an XFDF export shows them, a PDF
+ * download applies them, as for the broker's own documents. The copy names them by IDs of its own.
  */
 const holdingAnnotations = <A, E>(
   client: BrokerClient,
@@ -56,25 +76,16 @@ const holdingAnnotations = <A, E>(
     const store = yield* annotationStoreOf(client, documentId)
     if (store.store === "broker") return yield* use(documentId)
     const { annotations } = yield* store.list
-    const copy = yield* transform(
-      client,
-      new TransformationRequest({
-        format: "pdf",
-        transformationDetails: [
-          new TransformationDetail({ transformationElements: [new TransformationElement({ documentId })] })
-        ]
-      })
-    )
-    const given = annotations.length === 0 ? Effect.void : client.annotations.create({
-      urlParams: { documentId: copy },
-      payload: new Annotations({ annotations: annotations.map(({ id: _, ...a }) => toBroker({ ...a })) })
-    }).pipe(
-      // Declared for the annotations' group as a whole (an unknown ID); a creation never meets it.
-      Effect.catchTag("AnnotationNotFound", (error) => Effect.die(error))
-    )
-    return yield* Effect.zipRight(given, use(copy)).pipe(
-      Effect.ensuring(client.documents.remove({ path: { documentId: copy } }).pipe(Effect.ignore))
-    )
+    return yield* onCopy(client, documentId, (copy) => {
+      const given = annotations.length === 0 ? Effect.void : client.annotations.create({
+        urlParams: { documentId: copy },
+        payload: new Annotations({ annotations: annotations.map(({ id: _, ...a }) => toBroker({ ...a })) })
+      }).pipe(
+        // Declared for the annotations' group as a whole (an unknown ID); a creation never meets it.
+        Effect.catchTag("AnnotationNotFound", (error) => Effect.die(error))
+      )
+      return Effect.zipRight(given, use(copy))
+    })
   })
 
 export class AnnotationFiles extends Effect.Service<AnnotationFiles>()("docstack/viewer/AnnotationFiles", {
@@ -111,14 +122,30 @@ export class AnnotationFiles extends Effect.Service<AnnotationFiles>()("docstack
       /**
        * Applies the XFDF or FDF file at `path` to the document; the broker tells them apart, replaces
        * the annotations the file names by ID, adds the others, and writes nothing if one is wrong.
+       * A document whose provider keeps its annotations: the broker reads the file on a copy of the
+       * document (the pages' real geometry), and every annotation it read is added at the provider,
+       * which names them (so none replaces one of the provider's).
        */
       import: Effect.fn("AnnotationFiles.import")(function*(viewerId: string, path: string) {
         const bytes = yield* fs.readFile(path).pipe(Effect.orDie)
         if (bytes.byteLength === 0) return yield* new InvalidRequest({ message: "The file part is empty" })
-        yield* access.onDocument(
-          viewerId,
-          (client, documentId) => client.documents.importAnnotationsFile({ path: { documentId }, payload: bytes })
-        )
+        yield* access.onDocument(viewerId, (client, documentId) =>
+          Effect.gen(function*() {
+            const store = yield* annotationStoreOf(client, documentId)
+            if (store.store === "broker") {
+              return yield* client.documents.importAnnotationsFile({ path: { documentId }, payload: bytes })
+            }
+            const read = yield* onCopy(client, documentId, (copy) =>
+              Effect.gen(function*() {
+                const written = yield* client.documents.importAnnotationsFile({
+                  path: { documentId: copy },
+                  payload: bytes
+                })
+                const found = yield* (yield* annotationStoreOf(client, copy)).find(written.map(({ id }) => id))
+                return written.flatMap(({ id }) => Option.toArray(Option.fromNullable(found.get(id))))
+              }))
+            return yield* store.create(read.map(({ id: _, ...a }) => new ViewerAnnotation(a)))
+          }))
       }),
 
       /** downloadDocumentWithAnnotations: the PDF with them drawn in (flatten) or as annotation objects (embed). */

@@ -258,20 +258,6 @@ export const compareStyles = [
       display: flex;
       min-height: 0;
     }
-    /* A side's scrolled pages; a pinch is the comparison's zoom (ZoomGestures), not the browser's. */
-    .viewport {
-      flex: auto;
-      min-width: 0;
-      position: relative;
-      overflow: auto;
-      overscroll-behavior: contain;
-      touch-action: pan-x pan-y;
-      outline: none;
-    }
-    /* No ring for the focus the comparison gives (ReadingViewer.focus), as in the viewer. */
-    .viewport:focus-visible:not([data-quiet-focus]) {
-      box-shadow: inset 0 0 0 2px var(--docstack-focus);
-    }
     /* What a side says instead of pages (StatusMessage.ts): opening, converting, why it cannot. */
     .viewport .message {
       position: absolute;

@@ -20,10 +20,7 @@ import type { ComparedSide } from "./ComparedSide.ts"
 import "./ComparedSide.ts"
 import { compareStyles } from "./CompareStyles.ts"
 import "./DocumentChooser.ts"
-import { rememberDocument } from "./RecentDocuments.ts"
-
-/** The viewer writes the recent documents when it shows one; it imports this module for the element anyway. */
-export { rememberDocument }
+import { rememberDocument } from "../client/RecentDocuments.ts"
 
 /** Below this width (CSS px) the two sides stack and the side panel floats over them. */
 const NARROW_WIDTH = 640

@@ -6,7 +6,7 @@
  * embedding the viewer hears of the document the viewer shows, not of a comparison's sides.
  */
 import { html, nothing, type PropertyValues } from "lit"
-import type { ChangeSide, PageLayout } from "../client/ViewerClient.ts"
+import type { ChangeSide } from "../client/ViewerClient.ts"
 import type { ImageLoader } from "../pages/ImageLoader.ts"
 import { pageList } from "../pages/PageList.ts"
 import { ReadingViewer } from "../ReadingViewer.ts"
@@ -48,12 +48,6 @@ export class ComparedSide extends ReadingViewer {
   /** Heard by the comparison alone: neither bubbling nor composed. */
   protected override dispatch(name: string, detail: unknown) {
     this.dispatchEvent(new CustomEvent(name, { detail }))
-  }
-
-  protected override show(uuid: string, layout: PageLayout) {
-    super.show(uuid, layout)
-    // Nothing draws annotations over a compared page: its image carries them.
-    this.pages = { ...this.pages!, drawsAnnotations: false }
   }
 
   /** What its thumbnails need: the document's pages as this side fetches them. */

@@ -5,10 +5,10 @@
  * can be swapped, before comparing: differences read from the original (left) to the revision.
  */
 import { css, html, LitElement, nothing } from "lit"
+import { documentIdOf, type RecentDocument, recentDocuments } from "../client/RecentDocuments.ts"
 import type { ViewerClient } from "../client/ViewerClient.ts"
 import type { Language, Translate } from "../i18n/messages.ts"
 import { icon, iconStyles } from "../toolbar/Icons.ts"
-import { documentIdOf, type RecentDocument, recentDocuments } from "./RecentDocuments.ts"
 
 export class DocumentChooser extends LitElement {
   static override properties = {

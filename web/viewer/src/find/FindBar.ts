@@ -5,7 +5,7 @@
 import { css, html, LitElement } from "lit"
 import type { SearchOptions } from "../client/ViewerClient.ts"
 import type { Translate } from "../i18n/messages.ts"
-import { icon, iconStyles } from "../toolbar/Icons.ts"
+import { barStyles, icon, iconStyles } from "../toolbar/Icons.ts"
 import type { FindState } from "./FindController.ts"
 
 /** Typing waits this long for the next key before searching. */
@@ -25,16 +25,8 @@ export class FindBar extends LitElement {
 
   static override styles = [
     iconStyles,
+    barStyles,
     css`
-    :host {
-      display: flex;
-      align-items: center;
-      flex-wrap: wrap;
-      gap: 4px;
-      padding: 4px 6px;
-      background: var(--docstack-toolbar-background, #fafafa);
-      border-bottom: 1px solid var(--docstack-border, #d4d4d8);
-    }
     input[type="search"] {
       flex: 1 1 12em;
       min-width: 8em;

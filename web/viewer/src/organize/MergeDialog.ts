@@ -6,6 +6,7 @@
  * the dialog, which stays open to try again.
  */
 import { css, html, LitElement, nothing } from "lit"
+import { documentIdOf } from "../client/RecentDocuments.ts"
 import { isContainer, type ViewerClient } from "../client/ViewerClient.ts"
 import type { Translate } from "../i18n/messages.ts"
 import { controlStyles } from "./OrganizerStyles.ts"
@@ -17,16 +18,6 @@ export type MergePlace = "start" | "end" | number
 export interface MergeRequest {
   readonly source: Source
   readonly place: MergePlace
-}
-
-/** A document ID as pasted: the ID itself, or a viewer address naming it with `?uuid=`. */
-export const documentIdOf = (text: string): string => {
-  const trimmed = text.trim()
-  try {
-    return new URL(trimmed).searchParams.get("uuid") ?? trimmed
-  } catch {
-    return trimmed
-  }
 }
 
 export class MergeDialog extends LitElement {
@@ -157,7 +148,8 @@ export class MergeDialog extends LitElement {
     event.preventDefault()
     if (this.busy !== null) return
     const id = documentIdOf(this.renderRoot.querySelector<HTMLInputElement>("#merge-id")!.value)
-    if (id !== "") void this.add(null, async () => id)
+    if (id === null) this.error = this.t("notAnId")
+    else void this.add(null, async () => id)
   }
 
   private close() {

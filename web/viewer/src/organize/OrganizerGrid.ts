@@ -10,10 +10,11 @@ import { repeat } from "lit/directives/repeat.js"
 import type { ViewerClient } from "../client/ViewerClient.ts"
 import type { Translate } from "../i18n/messages.ts"
 import type { ImageLoader } from "../pages/ImageLoader.ts"
+import { imageWidthFor } from "../pages/PageGeometry.ts"
+import { ThumbnailImages } from "../pages/ThumbnailImages.ts"
 import { type DropPlace, GridGeometry } from "./GridGeometry.ts"
 import { gridStyles } from "./OrganizerStyles.ts"
 import type { PageSelection } from "./PageSelection.ts"
-import { imageWidthFor, ThumbnailImages } from "./ThumbnailImages.ts"
 import type { WorkingCopy } from "./WorkingCopy.ts"
 
 /** Cells kept beyond the view, above and below, in view heights. */

@@ -3,6 +3,7 @@
  * custom properties (they cross the shadow boundary), with the light theme's values as fallbacks.
  */
 import { css } from "lit"
+import { thumbnailBoxStyles } from "../panels/PanelStyles.ts"
 import { iconStyles } from "../toolbar/Icons.ts"
 
 const focusRing = css`
@@ -25,6 +26,7 @@ const sourcePalette = css`
 `
 
 export const gridStyles = [
+  thumbnailBoxStyles,
   focusRing,
   sourcePalette,
   css`
@@ -73,13 +75,6 @@ export const gridStyles = [
       display: flex;
       align-items: center;
       justify-content: center;
-    }
-    .box {
-      position: relative;
-      overflow: hidden;
-      background: #fff;
-      box-shadow: var(--docstack-page-shadow, 0 1px 3px rgba(0, 0, 0, 0.25));
-      filter: var(--docstack-page-filter, none);
     }
     .box img {
       display: block;

@@ -50,6 +50,13 @@ export const stepScale = (scale: number, direction: 1 | -1): number => {
   return steps.find((step) => (direction > 0 ? step > scale * 1.001 : step < scale * 0.999)) ?? clampScale(scale)
 }
 
+/** Image widths are rounded up to a multiple of this, so nearby sizes (pages, thumbnails) share the broker's cache. */
+const IMAGE_WIDTH_STEP = 64
+
+/** The width in device pixels to ask for an image shown `cssWidth` CSS pixels wide. */
+export const imageWidthFor = (cssWidth: number) =>
+  Math.ceil((cssWidth * (globalThis.devicePixelRatio || 1)) / IMAGE_WIDTH_STEP) * IMAGE_WIDTH_STEP
+
 /** A page's size in points as shown: the layout's size turned by its own and the user's rotation. */
 export const shownSize = (page: PageDimensions, userRotation: number) => {
   const turned = ((page.rotation + userRotation) % 180 + 180) % 180 === 90

@@ -2,7 +2,7 @@
  * The pages near the viewport, each at its place in the list: what the viewer renders of a
  * document. The list is as tall as PageGeometry says, so the scroll bar is right at once.
  */
-import { html } from "lit"
+import { html, type TemplateResult } from "lit"
 import { repeat } from "lit/directives/repeat.js"
 import type { Translate } from "../i18n/messages.ts"
 import type { PageGeometry } from "./PageGeometry.ts"
@@ -20,6 +20,8 @@ export interface PageListState {
   /** Pages are drawn in tiles, which need each page's visible part. */
   readonly tiling: boolean
   readonly highlightsOf: (index: number) => ReadonlyArray<Highlight>
+  /** What a page draws over its text (its annotations). */
+  readonly overlayOf: (index: number) => TemplateResult | null
   readonly t: Translate
 }
 
@@ -65,7 +67,9 @@ export const pageList = (state: PageListState) => {
       return html`<docstack-page .pages=${pages} .index=${index} .dimensions=${geometry.pages[index]}
         .scale=${geometry.scale} .userRotation=${state.rotations.get(index) ?? 0}
         .outer=${{ top, left, width: pageWidth, height: pageHeight }} .visibleRect=${visibleRect}
-        .highlights=${state.highlightsOf(index)} .label=${t("page", { number: index + 1 })}></docstack-page>`
+        .highlights=${state.highlightsOf(index)} .overlay=${state.overlayOf(index)} .label=${
+        t("page", { number: index + 1 })
+      }></docstack-page>`
     })
   }
   </div>`

@@ -4,10 +4,10 @@
  * find highlights. It renders into its parent's shadow root (no shadow of its own) so the viewer's
  * styles and a test's selectors reach it.
  */
-import { html, LitElement, nothing, type PropertyValues } from "lit"
+import { html, LitElement, nothing, type PropertyValues, type TemplateResult } from "lit"
 import type { PageContent, PageDimensions, Rect, ViewerClient } from "../client/ViewerClient.ts"
 import { type ImageLoader, type ImageRequest, Priority } from "./ImageLoader.ts"
-import { CSS_PER_POINT, imageSize } from "./PageGeometry.ts"
+import { CSS_PER_POINT, imageSize, imageWidthFor } from "./PageGeometry.ts"
 import { fillTextLayer } from "./TextLayer.ts"
 
 /** Past this width (device pixels) a page is drawn in tiles of its visible part, not whole. */
@@ -15,8 +15,6 @@ export const MAX_FULL_IMAGE_WIDTH = 2400
 /** The whole page under the tiles, shown until they arrive and where they are not needed. */
 const BACKDROP_WIDTH = 1200
 const TILE_SIZE = 512
-/** Image widths are rounded up to a multiple of this, so nearby sizes share the broker's cache. */
-const WIDTH_STEP = 64
 /** A sharper image after a zoom waits for the zoom to settle. */
 const SHARPEN_DELAY_MS = 150
 
@@ -27,11 +25,18 @@ export interface DocumentPages {
   readonly uuid: string
   readonly locale: string
   readonly text: Map<number, Promise<PageContent>>
+  /**
+   * The viewer draws the annotations itself (as objects a reader can select and edit): page images
+   * are then asked without them, so none shows twice.
+   */
+  readonly drawsAnnotations: boolean
 }
 
 export interface Highlight {
   readonly rects: ReadonlyArray<Rect>
   readonly current: boolean
+  /** What the highlight shows, as a class beside `hit` (a comparison's `deleted` or `inserted`); a find hit has none. */
+  readonly kind?: string
 }
 
 interface Tile {
@@ -50,6 +55,7 @@ export class PageView extends LitElement {
     outer: { attribute: false },
     visibleRect: { attribute: false },
     highlights: { attribute: false },
+    overlay: { attribute: false },
     label: { type: String }
   }
 
@@ -63,6 +69,8 @@ export class PageView extends LitElement {
   /** The part of the page in view, in the box's CSS pixels; null when none is. */
   declare visibleRect: Rect | null
   declare highlights: ReadonlyArray<Highlight>
+  /** What is drawn over the text layer: the annotations. */
+  declare overlay: TemplateResult | null
   declare label: string
 
   private image: { url: string; objectUrl: string } | null = null
@@ -75,6 +83,7 @@ export class PageView extends LitElement {
   constructor() {
     super()
     this.highlights = []
+    this.overlay = null
     this.userRotation = 0
     this.visibleRect = null
   }
@@ -121,8 +130,7 @@ export class PageView extends LitElement {
 
   /** The width in device pixels the page would be drawn at now. */
   private get wantedWidth() {
-    const pixels = this.innerSize.width * (globalThis.devicePixelRatio || 1)
-    return Math.ceil(pixels / WIDTH_STEP) * WIDTH_STEP
+    return imageWidthFor(this.innerSize.width)
   }
 
   protected override willUpdate(changed: PropertyValues<this>) {
@@ -149,7 +157,7 @@ export class PageView extends LitElement {
 
   private loadImage() {
     const width = Math.min(this.wantedWidth, MAX_FULL_IMAGE_WIDTH < this.wantedWidth ? BACKDROP_WIDTH : Infinity)
-    const url = this.pages.client.imageUrl(this.pages.uuid, this.index, width)
+    const url = this.pages.client.imageUrl(this.pages.uuid, this.index, width, !this.pages.drawsAnnotations)
     if (this.image?.url === url || this.pendingImage?.url === url) return
     this.pendingImage?.request.cancel()
     const request = this.pages.loader.load(url, this.visibleRect ? Priority.visible : Priority.nearby)
@@ -217,7 +225,8 @@ export class PageView extends LitElement {
     }
     for (const [key, tile] of wanted) {
       if (this.tiles.has(key)) continue
-      const url = this.pages.client.cropUrl(this.pages.uuid, this.index, tile.width, tile.rect, this.pages.locale)
+      const { client, uuid, locale, drawsAnnotations } = this.pages
+      const url = client.cropUrl(uuid, this.index, tile.width, tile.rect, locale, !drawsAnnotations)
       const request = this.pages.loader.load(url, Priority.tile)
       const held = { objectUrl: null as string | null, request: request as ImageRequest | null, tile }
       this.tiles.set(key, held)
@@ -281,13 +290,14 @@ export class PageView extends LitElement {
       <div class="highlights" style=${layerScale} aria-hidden="true">${
       this.highlights.flatMap((highlight) =>
         highlight.rects.map((rect) =>
-          html`<div class=${
-            highlight.current ? "hit current" : "hit"
-          } style=${`left:${rect.x}px;top:${rect.y}px;width:${rect.w}px;height:${rect.h}px`}></div>`
+          html`<div class=${`hit${highlight.kind ? ` ${highlight.kind}` : ""}${
+            highlight.current ? " current" : ""
+          }`} style=${`left:${rect.x}px;top:${rect.y}px;width:${rect.w}px;height:${rect.h}px`}></div>`
         )
       )
     }</div>
       <div class="text-layer" style=${layerScale}></div>
+      ${this.overlay ?? nothing}
     </div>${this.image ? nothing : html`<span class="page-loading" aria-hidden="true"></span>`}`
   }
 }

@@ -36,6 +36,10 @@ const placement = (run: TextRun) => {
   }
 }
 
+/** The run each span of a text layer shows: selections are turned back into exact glyph boxes from it. */
+const spanRuns = new WeakMap<Node, TextRun>()
+export const runOf = (span: Node): TextRun | undefined => spanRuns.get(span)
+
 /** Fills `layer` with the runs' spans; a line break between lines keeps copied text in lines. */
 export const fillTextLayer = (layer: HTMLElement, runs: ReadonlyArray<TextRun>) => {
   const fragment = document.createDocumentFragment()
@@ -52,6 +56,7 @@ export const fillTextLayer = (layer: HTMLElement, runs: ReadonlyArray<TextRun>) 
     const fontSize = run.fontSize > 0 && run.fontSize <= size ? run.fontSize : size * 0.85
     const span = document.createElement("span")
     span.textContent = run.text
+    spanRuns.set(span, run)
     if (run.rightToLeftText) span.dir = "rtl"
     const stretch = length / ((measure(run.text) * fontSize) / MEASURE_SIZE)
     span.style.cssText = `left:${left}px;top:${top}px;font-size:${fontSize}px;line-height:${size}px;` +

@@ -83,3 +83,14 @@ export const treeStyles = css`
 /** The chevron of an expandable row (turned down by CSS when open). */
 export const chevron = html`<svg viewBox="0 0 24 24" fill="none" stroke="currentColor" stroke-width="2.5"
   stroke-linecap="round" stroke-linejoin="round" aria-hidden="true"><path d="M9 6l6 6-6 6"/></svg>`
+
+/** A page's thumbnail: a white sheet with the page's shadow, turned for night reading as the pages are. */
+export const thumbnailBoxStyles = css`
+  .box {
+    position: relative;
+    overflow: hidden;
+    background: #fff;
+    box-shadow: var(--docstack-page-shadow, 0 1px 3px rgba(0, 0, 0, 0.25));
+    filter: var(--docstack-page-filter, none);
+  }
+`

@@ -1,15 +1,24 @@
 /**
  * The side panel: its tabs (thumbnails, bookmarks, and parts for a container) and the panel shown.
  */
-import { html, nothing } from "lit"
+import { html, nothing, type TemplateResult } from "lit"
 import type { ContainerLayout, PageLayout, ViewerClient } from "../client/ViewerClient.ts"
-import type { Translate } from "../i18n/messages.ts"
+import type { MessageKey, Translate } from "../i18n/messages.ts"
 import type { DocumentPages } from "../pages/PageView.ts"
+import { icon, type IconName } from "../toolbar/Icons.ts"
 import "./BookmarksPanel.ts"
 import "./PartsPanel.ts"
 import "./ThumbnailsPanel.ts"
 
-export type SidebarTab = "thumbnails" | "bookmarks" | "parts"
+export type SidebarTab = "thumbnails" | "bookmarks" | "parts" | "annotations" | "redaction"
+
+/** A tab added by a feature beyond reading (annotations, redaction), with its panel. */
+export interface ExtraTab {
+  readonly name: SidebarTab
+  readonly panel: () => TemplateResult
+  /** The panel needs more room than a list of thumbnails. */
+  readonly wide?: boolean
+}
 
 export interface SidebarState {
   readonly t: Translate
@@ -23,17 +32,40 @@ export interface SidebarState {
   readonly selectTab: (tab: SidebarTab) => void
   readonly navigate: (index: number, top: number | null) => void
   readonly openPart: (id: string) => void
+  readonly extraTabs: ReadonlyArray<ExtraTab>
 }
+
+const TAB_ICONS: Readonly<Record<SidebarTab, IconName>> = {
+  parts: "tree",
+  thumbnails: "pages",
+  bookmarks: "bookmark",
+  annotations: "note",
+  redaction: "redact"
+}
+const TAB_LABELS: Readonly<Record<SidebarTab, MessageKey>> = {
+  parts: "parts",
+  thumbnails: "thumbnails",
+  bookmarks: "bookmarks",
+  annotations: "annotations",
+  redaction: "redactionPanel"
+}
+/** More tabs than this and their names no longer fit: each shows its icon, its name as its label and tooltip. */
+const NAMED_TABS = 3
 
 export const sidebar = (state: SidebarState) => {
   const { t } = state
-  const tabs: ReadonlyArray<SidebarTab> = state.root === null
-    ? ["thumbnails", "bookmarks"]
-    : ["parts", "thumbnails", "bookmarks"]
+  const tabs: ReadonlyArray<SidebarTab> = [
+    ...(state.root === null ? [] : ["parts" as const]),
+    "thumbnails",
+    "bookmarks",
+    ...state.extraTabs.map((extra) => extra.name)
+  ]
   const tab = tabs.includes(state.tab) ? state.tab : tabs[0]!
+  const extra = state.extraTabs.find((candidate) => candidate.name === tab)
   const onNavigate = (event: CustomEvent<{ index: number; top?: number | null }>) =>
     state.navigate(event.detail.index, event.detail.top ?? null)
   const panel = () => {
+    if (extra !== undefined) return extra.panel()
     switch (tab) {
       case "parts":
         return html`<docstack-parts .t=${t} .root=${state.root} .openId=${state.layout?.documentId.id ?? null}
@@ -50,12 +82,13 @@ export const sidebar = (state: SidebarState) => {
             .rotations=${state.rotations} .current=${state.current} @navigate=${onNavigate}></docstack-thumbnails>`
     }
   }
-  return html`<aside class="sidebar" aria-label=${t("sidebar")}>
-    <div class="tabs" role="tablist">
+  return html`<aside class=${extra?.wide ? "sidebar wide" : "sidebar"} aria-label=${t("sidebar")}>
+    <div class=${tabs.length > NAMED_TABS ? "tabs compact" : "tabs"} role="tablist">
       ${
     tabs.map((name) =>
       html`<button type="button" role="tab" id=${`tab-${name}`} aria-selected=${String(name === tab)}
-          aria-controls="panel" @click=${() => state.selectTab(name)}>${t(name)}</button>`
+          aria-controls="panel" aria-label=${t(TAB_LABELS[name])} title=${t(TAB_LABELS[name])}
+          @click=${() => state.selectTab(name)}>${icon(TAB_ICONS[name])}<span>${t(TAB_LABELS[name])}</span></button>`
     )
   }
     </div>

@@ -9,17 +9,15 @@ import { css, html, LitElement, nothing, type PropertyValues } from "lit"
 import { repeat } from "lit/directives/repeat.js"
 import type { PageDimensions } from "../client/ViewerClient.ts"
 import type { Translate } from "../i18n/messages.ts"
-import { type ImageRequest, Priority } from "../pages/ImageLoader.ts"
-import { lastStartingAtOrAbove, shownSize } from "../pages/PageGeometry.ts"
+import { imageWidthFor, lastStartingAtOrAbove, shownSize } from "../pages/PageGeometry.ts"
 import type { DocumentPages } from "../pages/PageView.ts"
-import { panelStyles } from "./PanelStyles.ts"
+import { ThumbnailImages } from "../pages/ThumbnailImages.ts"
+import { panelStyles, thumbnailBoxStyles } from "./PanelStyles.ts"
 
 /** A thumbnail's width in CSS pixels (a page turned landscape is this wide too, and shorter). */
 export const THUMBNAIL_WIDTH = 120
 /** A very tall page is drawn narrower rather than taller than this, so one strip does not fill the panel. */
 const MAX_THUMBNAIL_HEIGHT = 2 * THUMBNAIL_WIDTH
-/** Image widths are rounded up to a multiple of this, as the pages' are, so the broker's cache is shared. */
-const WIDTH_STEP = 64
 /** Around a thumbnail's image: its button's padding, the page number under it and the space between. */
 const SLOT_EXTRA = 42
 const LIST_PADDING = 4
@@ -69,23 +67,21 @@ export class ThumbnailGeometry {
   }
 }
 
-interface HeldImage {
-  request: ImageRequest | null
-  objectUrl: string | null
-}
-
 export class ThumbnailsPanel extends LitElement {
   static override properties = {
     pages: { attribute: false },
     dimensions: { attribute: false },
     rotations: { attribute: false },
     current: { type: Number },
+    badges: { attribute: false },
+    badgeLabel: { type: String },
     t: { attribute: false },
     focusIndex: { state: true }
   }
 
   static override styles = [
     panelStyles,
+    thumbnailBoxStyles,
     css`
       :host {
         overflow-x: hidden;
@@ -121,13 +117,6 @@ export class ThumbnailsPanel extends LitElement {
         outline: 2px solid var(--docstack-focus, #0b62d6);
         outline-offset: 0;
       }
-      .box {
-        position: relative;
-        overflow: hidden;
-        background: #fff;
-        box-shadow: var(--docstack-page-shadow, 0 1px 3px rgba(0, 0, 0, 0.25));
-        filter: var(--docstack-page-filter, none);
-      }
       .box img {
         position: absolute;
         display: block;
@@ -148,6 +137,16 @@ export class ThumbnailsPanel extends LitElement {
         font-variant-numeric: tabular-nums;
         color: var(--docstack-muted, #6b7280);
       }
+      .badge {
+        position: absolute;
+        top: 2px;
+        right: 2px;
+        width: 12px;
+        height: 12px;
+        border-radius: 50%;
+        background: #d14343;
+        border: 2px solid #fff;
+      }
       .thumb[aria-current] .number {
         background: var(--docstack-accent, #0b62d6);
         color: var(--docstack-panel-background, #f4f4f5);
@@ -162,6 +161,10 @@ export class ThumbnailsPanel extends LitElement {
   declare rotations: ReadonlyMap<number, number>
   /** The page shown (0-based). */
   declare current: number
+  /** Pages marked with a badge (a comparison's changed pages), 0-based. */
+  declare badges: ReadonlySet<number>
+  /** What a badge means, said after the page's name to a screen reader. */
+  declare badgeLabel: string
   declare t: Translate
   /** The thumbnail holding the list's one tab stop; always in the DOM, even when scrolled away. */
   declare focusIndex: number
@@ -171,7 +174,8 @@ export class ThumbnailsPanel extends LitElement {
   private viewportHeight = 0
   /** `current` changed and must be brought into view once the panel has a size. */
   private revealPending = true
-  private readonly images = new Map<number, HeldImage>()
+  /** The images of the thumbnails near the view, for the document's pages. */
+  private images: ThumbnailImages | null = null
   private readonly resizeObserver = new ResizeObserver(() => this.measure())
   private frame = 0
 
@@ -180,6 +184,8 @@ export class ThumbnailsPanel extends LitElement {
     this.dimensions = []
     this.rotations = new Map()
     this.current = 0
+    this.badges = new Set()
+    this.badgeLabel = ""
     this.focusIndex = 0
   }
 
@@ -195,7 +201,7 @@ export class ThumbnailsPanel extends LitElement {
     this.resizeObserver.disconnect()
     cancelAnimationFrame(this.frame)
     this.frame = 0
-    this.dropImages(() => true)
+    this.images?.dropExcept()
   }
 
   private readonly onScroll = () => {
@@ -241,7 +247,10 @@ export class ThumbnailsPanel extends LitElement {
     if (changed.has("dimensions") || changed.has("rotations")) {
       this.geometry = new ThumbnailGeometry(this.dimensions, this.rotations)
     }
-    if (changed.has("pages")) this.dropImages(() => true)
+    if (changed.has("pages")) {
+      this.images?.dropExcept()
+      this.images = this.pages ? new ThumbnailImages(this.pages.loader, () => this.requestUpdate()) : null
+    }
     if (changed.has("current") || changed.has("dimensions")) {
       this.revealPending = true
       // The tab stop follows the page shown, unless the reader is moving through the list.
@@ -260,12 +269,14 @@ export class ThumbnailsPanel extends LitElement {
     }
     const { first, last } = this.rangeWithin(this.viewportHeight * OVERSCAN)
     const inRange = (index: number) => this.viewportHeight > 0 && index >= first && index <= last
-    this.dropImages((index) => !inRange(index))
-    const pages = this.pages
-    if (pages === undefined || this.viewportHeight === 0) return
+    this.images?.dropExcept(inRange)
+    const { pages, images } = this
+    if (pages === undefined || images === null || this.viewportHeight === 0) return
+    // Failed ones stay blank, asked again once scrolled away and back.
+    const width = imageWidthFor(THUMBNAIL_WIDTH)
     const load = (from: number, to: number) => {
       for (let index = from; index <= to && index < this.geometry.count; index++) {
-        if (!this.images.has(index)) this.loadImage(pages, index)
+        images.want(index, pages.client.imageUrl(pages.uuid, index, width))
       }
     }
     // Those in view first: the loader runs equal priorities in the order asked.
@@ -273,31 +284,6 @@ export class ThumbnailsPanel extends LitElement {
     load(inView.first, inView.last)
     load(first, inView.first - 1)
     load(inView.last + 1, last)
-  }
-
-  private loadImage(pages: DocumentPages, index: number) {
-    const width = Math.ceil((THUMBNAIL_WIDTH * (globalThis.devicePixelRatio || 1)) / WIDTH_STEP) * WIDTH_STEP
-    const request = pages.loader.load(pages.client.imageUrl(pages.uuid, index, width), Priority.thumbnail)
-    const held: HeldImage = { request, objectUrl: null }
-    this.images.set(index, held)
-    request.promise.then((objectUrl) => {
-      if (this.images.get(index) !== held) return URL.revokeObjectURL(objectUrl)
-      held.request = null
-      held.objectUrl = objectUrl
-      this.requestUpdate()
-    }, () => {
-      // Cancelled, or failed: a failed thumbnail stays a blank page and is asked again when scrolled back to.
-      if (this.images.get(index) === held && held.objectUrl === null) held.request = null
-    })
-  }
-
-  private dropImages(drop: (index: number) => boolean) {
-    for (const [index, held] of this.images) {
-      if (!drop(index)) continue
-      held.request?.cancel()
-      if (held.objectUrl !== null) URL.revokeObjectURL(held.objectUrl)
-      this.images.delete(index)
-    }
   }
 
   private indexOf(event: Event): number | null {
@@ -349,16 +335,20 @@ export class ThumbnailsPanel extends LitElement {
     const imageHeight = turned ? width : height
     const imageStyle = `width:${imageWidth}px;height:${imageHeight}px;left:${(width - imageWidth) / 2}px;` +
       `top:${(height - imageHeight) / 2}px;transform:rotate(${rotation}deg)`
-    const objectUrl = this.images.get(index)?.objectUrl ?? null
+    const objectUrl = this.images?.objectUrl(index) ?? null
+    const badge = this.badges.has(index)
     return html`<div role="listitem" class="item" aria-setsize=${geometry.count} aria-posinset=${index + 1}
       style=${`top:${geometry.tops[index]}px;height:${geometry.slotHeight(index)}px`}>
       <button type="button" class="thumb" data-index=${index} tabindex=${index === this.focusIndex ? 0 : -1}
-        aria-label=${t("page", { number: index + 1 })} aria-current=${index === this.current ? "page" : nothing}>
+        aria-label=${
+      badge ? `${t("page", { number: index + 1 })} ${this.badgeLabel}` : t("page", { number: index + 1 })
+    }
+        aria-current=${index === this.current ? "page" : nothing}>
         <span class="box" style=${`width:${width}px;height:${height}px`}>${
       objectUrl === null
         ? nothing
         : html`<img src=${objectUrl} alt="" draggable="false" style=${imageStyle}>`
-    }</span>
+    }${badge ? html`<span class="badge" data-badge=${index}></span>` : nothing}</span>
         <span class="number" aria-hidden="true">${index + 1}</span>
       </button>
     </div>`

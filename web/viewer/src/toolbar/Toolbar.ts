@@ -22,6 +22,12 @@ export interface ToolbarState {
   readonly menuOpen: boolean
   readonly narrow: boolean
   readonly hasDocument: boolean
+  /** The pages are shown (not another view in their place): the reading tools act on them. */
+  readonly pagesShown: boolean
+  /** The annotation or redaction tools are shown. */
+  readonly editMode: "annotate" | "redact" | null
+  /** A view other than the pages: arranging them, or comparing with another document. */
+  readonly view: "pages" | "organize" | "compare"
 }
 
 export interface ToolbarActions {
@@ -36,6 +42,8 @@ export interface ToolbarActions {
   readonly fullScreen: () => void
   readonly toggleDark: () => void
   readonly toggleMenu: () => void
+  readonly toggleEditMode: (mode: "annotate" | "redact") => void
+  readonly toggleView: (view: "organize" | "compare") => void
 }
 
 const button = (
@@ -49,6 +57,9 @@ const button = (
     aria-pressed=${options.pressed === undefined ? nothing : String(options.pressed)}
     @click=${action}>${icon(name)}</button>`
 
+/** The reading tools act on the pages: not without a document, nor while another view is in their place. */
+const readable = (state: ToolbarState) => state.hasDocument && state.pagesShown
+
 const zoomChoice = (state: ToolbarState, actions: ToolbarActions) => {
   const { t } = state
   const value = typeof state.zoom === "number" ? "custom" : state.zoom
@@ -59,7 +70,7 @@ const zoomChoice = (state: ToolbarState, actions: ToolbarActions) => {
   }
   const percent = `${Math.round(state.scale * 100)} %`
   return html`<select class="zoom-select" aria-label=${t("zoom")} title=${t("zoom")} .value=${value}
-    ?disabled=${!state.hasDocument} @change=${onChange}>
+    ?disabled=${!readable(state)} @change=${onChange}>
     <option value="custom" ?selected=${value === "custom"}>${percent}</option>
     <option value="page-width" ?selected=${value === "page-width"}>${
     t(state.narrow ? "widthShort" : "pageWidth")
@@ -83,9 +94,37 @@ const pageField = (state: ToolbarState, actions: ToolbarActions) => {
     input.value = String(state.current + 1)
   }
   return html`<input class="page-number" type="text" inputmode="numeric" aria-label=${t("pageNumber")}
-      .value=${state.hasDocument ? String(state.current + 1) : ""} ?disabled=${!state.hasDocument}
+      .value=${state.hasDocument ? String(state.current + 1) : ""} ?disabled=${!readable(state)}
       @change=${commit} @keydown=${(event: KeyboardEvent) => event.key === "Enter" && commit(event)}>
     <span class="page-count">${state.hasDocument ? t("ofPages", { count: state.pageCount }) : ""}</span>`
+}
+
+/** Beyond reading: annotating, redacting, arranging pages, comparing. */
+const workTools = (state: ToolbarState, actions: ToolbarActions) => {
+  const { t } = state
+  const none = !state.hasDocument
+  return [
+    button("annotate", t("annotate"), () => actions.toggleEditMode("annotate"), {
+      disabled: none,
+      pressed: state.editMode === "annotate",
+      id: "annotate"
+    }),
+    button("redact", t("redactMode"), () => actions.toggleEditMode("redact"), {
+      disabled: none,
+      pressed: state.editMode === "redact",
+      id: "redact"
+    }),
+    button("pages", t("organizePages"), () => actions.toggleView("organize"), {
+      disabled: none,
+      pressed: state.view === "organize",
+      id: "organize"
+    }),
+    button("compare", t("compare"), () => actions.toggleView("compare"), {
+      disabled: none,
+      pressed: state.view === "compare",
+      id: "compare"
+    })
+  ]
 }
 
 /** Tools that leave the bar for the menu on a narrow element. */
@@ -93,8 +132,8 @@ const secondaryTools = (state: ToolbarState, actions: ToolbarActions) => {
   const { t } = state
   const none = !state.hasDocument
   return [
-    button("rotate", t("rotatePage"), () => actions.rotate(false), { disabled: none }),
-    button("rotateAll", t("rotateAll"), () => actions.rotate(true), { disabled: none }),
+    button("rotate", t("rotatePage"), () => actions.rotate(false), { disabled: !readable(state) }),
+    button("rotateAll", t("rotateAll"), () => actions.rotate(true), { disabled: !readable(state) }),
     button("download", t("downloadOriginal"), () => actions.download("original"), {
       disabled: none,
       id: "download-original"
@@ -115,6 +154,10 @@ const menu = (state: ToolbarState, actions: ToolbarActions) => {
       action()
     }}>${icon(name)}<span>${label}</span></button>`
   return html`<div class="menu" role="menu" aria-label=${t("more")}>
+    ${row("annotate", t("annotate"), () => actions.toggleEditMode("annotate"))}
+    ${row("redact", t("redactMode"), () => actions.toggleEditMode("redact"))}
+    ${row("pages", t("organizePages"), () => actions.toggleView("organize"))}
+    ${row("compare", t("compare"), () => actions.toggleView("compare"))}
     ${row("rotate", t("rotatePage"), () => actions.rotate(false))}
     ${row("rotateAll", t("rotateAll"), () => actions.rotate(true))}
     ${row("zoomIn", t("zoomIn"), () => actions.zoomStep(1))}
@@ -129,7 +172,7 @@ const menu = (state: ToolbarState, actions: ToolbarActions) => {
 
 export const toolbar = (state: ToolbarState, actions: ToolbarActions) => {
   const { t } = state
-  const none = !state.hasDocument
+  const none = !readable(state)
   const atStart = none || state.current <= 0
   const atEnd = none || state.current >= state.pageCount - 1
   return html`<div class="toolbar" role="toolbar" aria-label=${state.title || t("pages")}>
@@ -154,7 +197,8 @@ export const toolbar = (state: ToolbarState, actions: ToolbarActions) => {
       ${
     state.narrow
       ? button("more", t("more"), actions.toggleMenu, { pressed: state.menuOpen })
-      : html`<div class="group">${secondaryTools(state, actions)}</div>`
+      : html`<div class="group">${workTools(state, actions)}</div><span class="separator"></span>
+        <div class="group">${secondaryTools(state, actions)}</div>`
   }
     </div>
     ${state.narrow && state.menuOpen ? menu(state, actions) : nothing}`

@@ -1,12 +1,9 @@
 /**
- * The organizer's thumbnail images, by page key: asked through the viewer's ImageLoader at
+ * Thumbnail images (the thumbnails panel's, the organizer's), by page key: asked through the viewer's ImageLoader at
  * thumbnail priority (behind the pages' own images), kept while near the view and let go when
  * scrolled away, so a 400-page document holds a screenful of images, not 400.
  */
-import { type ImageLoader, type ImageRequest, Priority } from "../pages/ImageLoader.ts"
-
-/** Image widths are rounded up to a multiple of this, as the pages' and the thumbnails panel's are, so the broker's cache is shared. */
-const WIDTH_STEP = 64
+import { type ImageLoader, type ImageRequest, Priority } from "./ImageLoader.ts"
 
 interface Held {
   readonly url: string
@@ -14,10 +11,6 @@ interface Held {
   objectUrl: string | null
   failed: boolean
 }
-
-/** The width in device pixels to ask for an image shown `cssWidth` CSS pixels wide. */
-export const imageWidthFor = (cssWidth: number) =>
-  Math.ceil((cssWidth * (globalThis.devicePixelRatio || 1)) / WIDTH_STEP) * WIDTH_STEP
 
 export class ThumbnailImages {
   private readonly held = new Map<number, Held>()
