@@ -9,6 +9,7 @@ import { workerData } from "node:worker_threads"
 import { PDFDocument } from "pdf-lib"
 import * as pdfjs from "pdfjs-dist/legacy/build/pdf.mjs"
 import type { PDFDocumentProxy } from "pdfjs-dist/types/src/display/api.js"
+import { Lru } from "../../common/Lru.ts"
 import { pdfjsResources } from "./PdfJsSetup.ts"
 import { PdfOpenFailed, PdfOperationFailed, type PdfSource } from "./PdfRequest.ts"
 
@@ -17,32 +18,6 @@ export const workerSettings = <A>(feature: string, fallback: A): A =>
   (workerData?.[feature] as A | undefined) ?? fallback
 
 const { openDocuments: OPEN_DOCUMENTS } = workerSettings("engine", { openDocuments: 8 })
-
-/** A small LRU: Map keeps insertion order, so re-inserting on use moves an entry to the back. */
-export class Lru<V> {
-  private readonly entries = new Map<string, V>()
-  constructor(private readonly capacity: number, private readonly onEvict: (value: V) => void = () => {}) {}
-  get(key: string): V | undefined {
-    const value = this.entries.get(key)
-    if (value !== undefined) {
-      this.entries.delete(key)
-      this.entries.set(key, value)
-    }
-    return value
-  }
-  set(key: string, value: V) {
-    this.entries.delete(key)
-    this.entries.set(key, value)
-    while (this.entries.size > this.capacity) {
-      const [oldest, evicted] = this.entries.entries().next().value as [string, V]
-      this.entries.delete(oldest)
-      this.onEvict(evicted)
-    }
-  }
-  delete(key: string) {
-    this.entries.delete(key)
-  }
-}
 
 /** How many documents this thread keeps open: a cache keyed by them should hold as many. */
 export const openDocumentCapacity = OPEN_DOCUMENTS
