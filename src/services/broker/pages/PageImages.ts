@@ -4,7 +4,7 @@
  * requests for one image at the same moment share one drawing. A cropped image is cut from the
  * whole page's, after the caches, so that every rectangle of a page shares the one drawing.
  */
-import { Cache, Config, Duration, Effect, Exit, Schema } from "effect"
+import { Config, Effect, Schema } from "effect"
 import sharp from "sharp"
 import { InvalidRequest } from "../../../schemas/broker/Document.ts"
 import {
@@ -13,6 +13,7 @@ import {
   PageImageDescriptorFromString
 } from "../../../schemas/broker/PageImage.ts"
 import { DerivedCache } from "../../common/DerivedCache.ts"
+import { makeMemoryCache } from "../../common/MemoryCache.ts"
 import { pageImageName, Renditions } from "../conversion/Renditions.ts"
 import { DocumentResolver, processingFailed } from "../documents/DocumentResolver.ts"
 import { PdfEngine } from "../engine/PdfEngine.ts"
@@ -21,11 +22,12 @@ import { RenderPage } from "./PageRequests.ts"
 
 export const PageImagesConfig = Config.all({
   maxPageImageWidth: Config.integer("MAX_PAGE_IMAGE_WIDTH").pipe(Config.withDefault(10_000)),
-  pageImageMemoryCache: Config.integer("PAGE_IMAGE_MEMORY_CACHE").pipe(Config.withDefault(64))
+  /** The bytes of the PNGs kept in memory (the most recently used); every image is also kept on disk. */
+  pageImageMemoryCacheBytes: Config.integer("PAGE_IMAGE_MEMORY_CACHE_BYTES").pipe(Config.withDefault(64 * 1024 * 1024))
 })
 
 export class PageImages extends Effect.Service<PageImages>()("docstack/PageImages", {
-  effect: Effect.gen(function*() {
+  scoped: Effect.gen(function*() {
     const config = yield* PageImagesConfig
     const resolver = yield* DocumentResolver
     const derived = yield* DerivedCache
@@ -40,17 +42,18 @@ export class PageImages extends Effect.Service<PageImages>()("docstack/PageImage
         engine.run(new RenderPage({ ...source, page, ...engine.renderSettings(descriptor) }))
       )
 
-    // Recent page images stay in memory, and concurrent requests for one image share one drawing.
-    const recent = yield* Cache.makeWith({
-      capacity: config.pageImageMemoryCache,
+    // Recent page images stay in memory within PAGE_IMAGE_MEMORY_CACHE_BYTES, and concurrent
+    // requests for one image share one drawing (or one reading from disk).
+    const recent = yield* makeMemoryCache({
+      capacity: config.pageImageMemoryCacheBytes,
+      weigh: (png: Uint8Array) => png.byteLength,
       lookup: (key: string) => {
         const [hash, path, page, descriptor] = JSON.parse(key) as [string, string, number, string]
         return Schema.decode(PageImageDescriptorFromString)(descriptor).pipe(
           Effect.orDie,
           Effect.flatMap((d) => render({ hash, path }, page, d))
         )
-      },
-      timeToLive: (exit) => (Exit.isSuccess(exit) ? Duration.minutes(30) : Duration.zero)
+      }
     })
 
     /**
@@ -77,6 +80,8 @@ export class PageImages extends Effect.Service<PageImages>()("docstack/PageImage
       })
 
     return {
+      /** What the memory cache holds: images, their bytes, and the bound (PAGE_IMAGE_MEMORY_CACHE_BYTES). */
+      memoryCache: recent.stats,
       /**
        * The page as a PNG drawn as `requested` says (DEFAULT_PAGE_IMAGE when it says nothing), or
        * only the `crop` rectangle of it.
