@@ -65,7 +65,12 @@ export const DocumentsHttpLive = HttpApiBuilder.group(BrokerApi, "documents", (h
           )
         ))
       .handle("pageTextPositions", ({ path }) =>
-        text.pageText(path.documentId, path.page))
+        // The body is the PageText as the contract encodes it, made without encoding it again.
+        text.pageText(path.documentId, path.page).pipe(
+          Effect.map((body) =>
+            HttpServerResponse.uint8Array(body, { contentType: "application/json" })
+          )
+        ))
       .handle("searchPage", ({ path, urlParams }) =>
         text.searchPage(path.documentId, path.page, urlParams))
       .handle("searchDocument", ({ path, urlParams }) =>
@@ -74,8 +79,7 @@ export const DocumentsHttpLive = HttpApiBuilder.group(BrokerApi, "documents", (h
         text.pagesContaining(path.documentId, urlParams))
       .handle("bookmarks", ({ path }) =>
         outline.bookmarks(path.documentId))
-      .handle("destinations", ({ path }) =>
-        outline.destinations(path.documentId))
+      .handle("destinations", ({ path }) => outline.destinations(path.documentId))
       .handle("signatures", ({ path }) => signatures.signatures(path.documentId))
       .handle("printable", ({ path, urlParams }) =>
         transformations.printable(path.documentId, urlParams.annotations).pipe(Effect.map((f) =>

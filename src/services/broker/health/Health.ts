@@ -61,7 +61,7 @@ export class Health extends Effect.Service<Health>()("docstack/Health", {
       ),
       "document-text-handler": engine.run(new ExtractText({ ...probe, page: 0 })).pipe(
         Effect.filterOrFail(
-          (runs) => runs.some((r) => r.text.includes("probe")),
+          (runs) => runs.includes("probe"),
           () => new Error("probe text not found")
         )
       ),

@@ -2,14 +2,12 @@
  * A document's text as the broker serves it: a page's text with positions (kept in the derived
  * cache), and search in a page, across the document, or for the pages that contain a text.
  */
-import { Effect, Schema } from "effect"
+import { Effect, Option } from "effect"
 import {
   DocumentSearchResult,
   PagesContainingText,
   PageSearchResult,
-  PageText,
-  type SearchOptions,
-  TextPosition
+  type SearchOptions
 } from "../../../schemas/broker/Content.ts"
 import { DocumentIdRef, InvalidRequest } from "../../../schemas/broker/Document.ts"
 import { DerivedCache } from "../../common/DerivedCache.ts"
@@ -18,6 +16,25 @@ import { PdfEngine } from "../engine/PdfEngine.ts"
 import type { DocumentRecord } from "../registry/DocumentRegistry.ts"
 import { compilePattern, InvalidSearchPattern } from "./Text.ts"
 import { ExtractText, SearchPages } from "./TextRequests.ts"
+
+const utf8 = new TextEncoder()
+const OPEN_BRACKET = 0x5b
+const CLOSE_BRACKET = 0x5d
+
+/** A kept array of runs as written (a rename puts whole files in place; anything else is computed again). */
+const isRunArray = (bytes: Uint8Array) =>
+  bytes.length >= 2 && bytes[0] === OPEN_BRACKET && bytes[bytes.length - 1] === CLOSE_BRACKET
+
+/** The PageText answer around the JSON of its runs, as the schema encodes it, without decoding them. */
+const pageTextBody = (page: number, runs: Uint8Array) => {
+  const head = utf8.encode(`{"pageNumber":${page},"positionTextList":`)
+  const tail = utf8.encode(`,"imageHyperlinkPositionList":[]}`)
+  const body = new Uint8Array(head.length + runs.length + tail.length)
+  body.set(head, 0)
+  body.set(runs, head.length)
+  body.set(tail, head.length + runs.length)
+  return body
+}
 
 export class DocumentText extends Effect.Service<DocumentText>()("docstack/DocumentText", {
   effect: Effect.gen(function*() {
@@ -40,17 +57,23 @@ export class DocumentText extends Effect.Service<DocumentText>()("docstack/Docum
       })
 
     return {
+      /**
+       * A page's text positions: the JSON body of a PageText. The runs are kept in the derived cache
+       * as the worker wrote them (the JSON of an array of TextPosition) and answered as they are,
+       * neither decoded nor encoded again on the way out.
+       */
       pageText: Effect.fn("DocumentText.pageText")(function*(documentId: string, page: number) {
         const doc = yield* resolver.ready(documentId)
         yield* resolver.checkPage(doc, page)
         const pdf = yield* resolver.pdfOf(doc)
-        const runs = yield* derived.json(
-          pdf.hash,
-          `t${page}.json`,
-          Schema.Array(TextPosition),
-          engine.run(new ExtractText({ ...pdf, page })).pipe(Effect.mapError(processingFailed(doc.id)))
+        const name = `t${page}.json`
+        const kept = (yield* derived.get(pdf.hash, name)).pipe(Option.filter(isRunArray))
+        if (Option.isSome(kept)) return pageTextBody(page, kept.value)
+        const runs = utf8.encode(
+          yield* engine.run(new ExtractText({ ...pdf, page })).pipe(Effect.mapError(processingFailed(doc.id)))
         )
-        return new PageText({ pageNumber: page, positionTextList: runs, imageHyperlinkPositionList: [] })
+        yield* derived.put(pdf.hash, name, runs)
+        return pageTextBody(page, runs)
       }),
 
       searchPage: Effect.fn("DocumentText.searchPage")(

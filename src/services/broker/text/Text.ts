@@ -71,20 +71,20 @@ export const toTextPositions = (input: PositionInput): Array<TextPosition> => {
     const length = style.vertical ? item.height : item.width
     const across: readonly [number, number] = style.vertical ? [-along[1], along[0]] : up
     const [lo, hi] = style.vertical ? [-0.5 * fontSize, 0.5 * fontSize] : [descent * fontSize, ascent * fontSize]
-    const corners = [0, length].flatMap((a) =>
-      [lo, hi].map((b) => [tx[4] + along[0] * a + across[0] * b, tx[5] + along[1] * a + across[1] * b] as const)
+    // The box of the four corners (0 or length along the run, lo or hi across it).
+    const x0 = tx[4] + across[0] * lo, x1 = tx[4] + across[0] * hi, dx = along[0] * length
+    const y0 = tx[5] + across[1] * lo, y1 = tx[5] + across[1] * hi, dy = along[1] * length
+    const minX = Math.min(x0, x1) + Math.min(0, dx), maxX = Math.max(x0, x1) + Math.max(0, dx)
+    const minY = Math.min(y0, y1) + Math.min(0, dy), maxY = Math.max(y0, y1) + Math.max(0, dy)
+    // Built here, so not validated again (a hot loop: hundreds of runs a page).
+    const position = new Rect(
+      { x: round2(minX), y: round2(minY), w: round2(maxX - minX), h: round2(maxY - minY) },
+      true
     )
-    const xs = corners.map((c) => c[0])
-    const ys = corners.map((c) => c[1])
-    const position = new Rect({
-      x: round2(Math.min(...xs)),
-      y: round2(Math.min(...ys)),
-      w: round2(Math.max(...xs) - Math.min(...xs)),
-      h: round2(Math.max(...ys) - Math.min(...ys))
-    })
     const rotation = ((Math.round((Math.atan2(along[1], along[0]) * 180) / Math.PI / 90) * 90) % 360 + 360) % 360
     const relative = input.measure(item.str, style.fontFamily)
-    const total = relative.reduce((a, b) => a + b, 0)
+    let total = 0
+    for (const w of relative) total += w
     const individualWidths = relative.map((w) => round2(total > 0 ? (w / total) * length : length / relative.length))
 
     const bottom = position.y + position.h
@@ -107,7 +107,7 @@ export const toTextPositions = (input: PositionInput): Array<TextPosition> => {
         paragraphId,
         rightToLeftText: item.dir === "rtl",
         rotation
-      })
+      }, true)
     )
   }
   return result

@@ -18,10 +18,35 @@ const MEASURE_FAMILIES: Readonly<Record<string, string>> = {
   "sans-serif": "Liberation Sans, DejaVu Sans, sans-serif",
   monospace: "Liberation Mono, DejaVu Sans Mono, monospace"
 }
+/** The most characters whose widths are kept per family: past it the family's widths are measured afresh. */
+const MEASURED_PER_FAMILY = 65_536
+/**
+ * Widths of characters as measured, by family: the canvas measures a character the same way every
+ * time, and a page repeats a few dozen characters, so each is measured once per thread.
+ */
+const measured = new Map<string, Map<string, number>>()
 const measure = (text: string, fontFamily: string) => {
-  measureContext.font = `100px ${MEASURE_FAMILIES[fontFamily] ?? fontFamily}`
-  // The canvas throws on control characters (a NUL in a run of standard_fonts.pdf); they take no width.
-  return Array.from(text, (ch) => (ch < " " ? 0 : measureContext.measureText(ch).width))
+  let widths = measured.get(fontFamily)
+  if (widths === undefined || widths.size >= MEASURED_PER_FAMILY) {
+    widths = new Map()
+    measured.set(fontFamily, widths)
+  }
+  const result: Array<number> = []
+  for (const ch of text) {
+    let width = widths.get(ch)
+    if (width === undefined) {
+      // The canvas throws on control characters (a NUL in a run of standard_fonts.pdf); they take no width.
+      if (ch < " ") {
+        width = 0
+      } else {
+        measureContext.font = `100px ${MEASURE_FAMILIES[fontFamily] ?? fontFamily}`
+        width = measureContext.measureText(ch).width
+      }
+      widths.set(ch, width)
+    }
+    result.push(width)
+  }
+  return result
 }
 
 /** The page's text positions (pdf.js text content, measured as the viewer draws it); font names only when asked (they need the page's operators). */

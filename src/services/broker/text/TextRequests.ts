@@ -2,12 +2,17 @@
  * Page text and search, done by the engine. Handled in TextWorker.ts.
  */
 import { Schema } from "effect"
-import { PageSearchHit, PositionText, SearchOptions, TextPosition } from "../../../schemas/broker/Content.ts"
+import { PageSearchHit, PositionText, SearchOptions } from "../../../schemas/broker/Content.ts"
 import { PdfFailure, PdfSourceFields } from "../engine/PdfRequest.ts"
 
+/**
+ * A page's text positions as the JSON of an array of TextPosition (what the derived cache keeps and
+ * the answer carries as it is): one string crosses from the worker, not hundreds of objects to
+ * encode there and decode and encode again here.
+ */
 export class ExtractText extends Schema.TaggedRequest<ExtractText>()("ExtractText", {
   failure: PdfFailure,
-  success: Schema.Array(TextPosition),
+  success: Schema.String,
   payload: { ...PdfSourceFields, page: Schema.Int }
 }) {}
 

@@ -37,7 +37,10 @@ export const textHandlers: WorkerRunner.SerializedRunner.Handlers<ExtractText | 
     Effect.gen(function*() {
       const doc = yield* open(req)
       const page = yield* pageOf(doc, req.page)
-      return yield* attempt(`Extracting text of page ${req.page}`, () => pageTextPositions(page, true))
+      return yield* attempt(
+        `Extracting text of page ${req.page}`,
+        async () => JSON.stringify(await pageTextPositions(page, true))
+      )
     }),
 
   SearchPages: (req) =>
