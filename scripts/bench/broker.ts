@@ -10,6 +10,9 @@
  *  4. pages per second over the 400 pages (BENCH_CONCURRENCY requests in flight) against two
  *     `mutool draw` processes;
  *  5. peak RSS of the broker (its process, worker threads included, and the whole process tree);
+ *  6. the memory soak of issue 19 on a brand-new broker (broker/soak.ts): idle RSS after start, peak
+ *     RSS over two passes of every page of the large files at two widths and of the whole corpus,
+ *     and growth from one pass to the next (BENCH_SOAK=0 leaves it out);
  * then repeats (1) on brand-new brokers (BENCH_FRESH_REPEATS in all) for more samples of the
  * fresh-upload figures. Settings and smoke runs: bench/README.md.
  */
@@ -24,6 +27,7 @@ import {
   renderBrokerMarkdown,
   type TextPositionResult
 } from "./broker/report.ts"
+import { runSoak, soakTargets } from "./broker/soak.ts"
 import { getJson, getPageImage, type LayoutResult, type PageTextResult, pngWidth, upload } from "./lib/http.ts"
 import { hasGnuTime, processCpuMs, processMemory, reapedChildrenCpuMs, runTimed, threadCpuMs } from "./lib/proc.ts"
 import { QUIET_CORES, type QuietWait } from "./lib/quiet.ts"
@@ -41,6 +45,10 @@ export interface BrokerBenchOptions extends SectionOptions {
   readonly throughputPages: number
   /** The whole run's quiet-wait budget, for the report. */
   readonly quietBudgetMs: number
+  /** BENCH_SOAK: run the memory soak. */
+  readonly soak: boolean
+  /** BENCH_SOAK_PAGES: at most this many pages of each file in the soak (Infinity: all). */
+  readonly soakPages: number
 }
 
 const WIDTH = 1240
@@ -500,6 +508,20 @@ export const runBrokerBench = async (options: BrokerBenchOptions): Promise<Broke
     brokers.push(brokerMemory("main broker", broker, idle?.rssKiB ?? Number.NaN, serverHwmKiB))
     const memoryTimeline = broker.sampler.samples.filter((_, i) => i % 5 === 0)
 
+    // ---- Memory soak on a brand-new broker ----------------------------------------------------
+    let soak: BrokerBenchResults["soak"] = null
+    if (options.soak) {
+      await options.waitForQuiet("the memory soak", undefined)
+      soak = await runSoak({
+        codeRoot: options.codeRoot,
+        corpus: options.corpus,
+        tmp: options.tmp,
+        concurrency: options.concurrency,
+        maxPagesPerFile: options.soakPages,
+        log
+      })
+    }
+
     // ---- More fresh brokers for the upload figures -------------------------------------------
     for (let r = 2; r <= options.freshRepeats; r++) {
       log(`fresh broker ${r}/${options.freshRepeats} for the 400-page upload`)
@@ -537,7 +559,8 @@ export const runBrokerBench = async (options: BrokerBenchOptions): Promise<Broke
       textPositions,
       throughput,
       brokers,
-      targets: targetsOf(pageImages, fresh, throughput, brokers[0]!),
+      targets: [...targetsOf(pageImages, fresh, throughput, brokers[0]!), ...(soak ? soakTargets(soak) : [])],
+      soak,
       quietWaits,
       memoryTimeline
     }

@@ -39,6 +39,8 @@ const KEEP_TMP = process.env.BENCH_KEEP_TMP === "1"
 const REF = process.env.BENCH_REF?.trim() || undefined
 const QUIET_BUDGET_MS = intEnv("BENCH_QUIET_BUDGET", 150, 0, 600) * 1000
 const THROUGHPUT_PAGES = intEnv("BENCH_THROUGHPUT_PAGES", 400, 2, 400)
+/** Pages of each file in the broker's memory soak; unset: all of them (fewer only in a smoke run). */
+const SOAK_PAGES = process.env.BENCH_SOAK_PAGES ? intEnv("BENCH_SOAK_PAGES", 1000, 1, 1000) : Number.POSITIVE_INFINITY
 /** A smoke run measures for 3 s unless told otherwise. */
 const GATEWAY_SECONDS = intEnv("BENCH_GATEWAY_SECONDS", RUNS < 3 ? 3 : 20, 1, 300)
 const VIEWER_SECONDS = intEnv("BENCH_VIEWER_SECONDS", RUNS < 3 ? 2 : 5, 1, 120)
@@ -61,7 +63,7 @@ interface Section {
 /** The sections in the order `npm run bench` runs them. */
 const SECTIONS = {
   broker: {
-    smoke: RUNS < 3 || THROUGHPUT_PAGES < 400,
+    smoke: RUNS < 3 || THROUGHPUT_PAGES < 400 || Number.isFinite(SOAK_PAGES),
     measure: async (options) =>
       renderBrokerSummary(
         await runBrokerBench({
@@ -69,7 +71,9 @@ const SECTIONS = {
           concurrency: intEnv("BENCH_CONCURRENCY", 4, 1, 16),
           freshRepeats: intEnv("BENCH_FRESH_REPEATS", 5, 1, 8),
           throughputPages: THROUGHPUT_PAGES,
-          quietBudgetMs: QUIET_BUDGET_MS
+          quietBudgetMs: QUIET_BUDGET_MS,
+          soak: process.env.BENCH_SOAK !== "0",
+          soakPages: SOAK_PAGES
         })
       )
   },
