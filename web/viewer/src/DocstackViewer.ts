@@ -29,6 +29,25 @@ import { statusMessage } from "./StatusMessage.ts"
 import { toolbar } from "./toolbar/Toolbar.ts"
 import { viewerStyles } from "./ViewerStyles.ts"
 
+/** Input types a reader types text into: their keys (Ctrl+Z, arrows, Delete) are theirs. */
+const TYPED_INPUTS = new Set(["text", "search", "number", "email", "url", "tel", "password"])
+
+/**
+ * What has the keyboard: a field typed into, another field that uses keys (a list, a slider), a
+ * control pressed with Space or Enter, or none of them (the pages, a panel's background).
+ */
+const focusOf = (target: EventTarget | undefined): "typing" | "field" | "control" | "none" => {
+  if (target instanceof HTMLTextAreaElement || (target instanceof HTMLInputElement && TYPED_INPUTS.has(target.type))) {
+    return "typing"
+  }
+  if (target instanceof HTMLSelectElement || target instanceof HTMLInputElement) return "field"
+  const role = target instanceof HTMLElement ? target.getAttribute("role") : null
+  return target instanceof HTMLButtonElement ||
+      (role !== null && /^(button|tab|radio|menuitem|option|checkbox)$/.test(role))
+    ? "control"
+    : "none"
+}
+
 export type OpenRequest =
   | { readonly uuid: string }
   | { readonly url: string | ReadonlyArray<string>; readonly title?: string }
@@ -128,19 +147,18 @@ export class DocstackViewer extends ReadingViewer implements AnnotationViewer {
     await store.whenSaved()
     try {
       await this.client.importAnnotationFile(uuid, file, file instanceof File ? file.name : name)
-      this.annotating.open(uuid)
+      this.annotating.open(uuid, this.t("annotationsImported"))
     } catch (error) {
-      store.error = (error as Error).message
-      this.requestUpdate()
+      store.report({ error: (error as Error).message })
       throw error
     }
   }
 
-  /** Saves what a URL answers as a file (the service names it). */
-  private saveLink(url: string) {
+  /** Saves what a URL answers as a file, named by the service unless a name is given. */
+  private saveLink(url: string, filename = "") {
     const link = document.createElement("a")
     link.href = url
-    link.download = ""
+    link.download = filename
     link.rel = "noopener"
     this.renderRoot.append(link)
     link.click()
@@ -166,8 +184,9 @@ export class DocstackViewer extends ReadingViewer implements AnnotationViewer {
     this.editMode = mode
     this.annotating.setTool("select")
     if (mode !== null) {
-      this.sidebarOpen = true
       this.sidebarTab = mode === "redact" ? "redaction" : "annotations"
+      // On a narrow element the panel would float over most of the page: it opens when asked.
+      if (!this.narrow) this.sidebarOpen = true
     }
   }
 
@@ -210,7 +229,8 @@ export class DocstackViewer extends ReadingViewer implements AnnotationViewer {
       this.view = "pages"
       await this.updateComplete
       await this.open({ uuid: result })
-      this.dispatch("documentcreated", { uuid: result, source, title })
+      // The event names the document made by its own title (the order's is the dialog's).
+      this.dispatch("documentcreated", { uuid: result, source, title: this.layout?.documentTitle ?? title })
       return result
     } catch (error) {
       if (!run.signal.aborted) this.order = { phase: "failed", title, message: (error as Error).message }
@@ -300,15 +320,19 @@ export class DocstackViewer extends ReadingViewer implements AnnotationViewer {
   // ---- Input ------------------------------------------------------------------------------
 
   private onKey(event: KeyboardEvent) {
-    const target = event.composedPath()[0] as HTMLElement | undefined
-    const inTextField = target instanceof HTMLInputElement || target instanceof HTMLSelectElement ||
-      target instanceof HTMLTextAreaElement
+    const path = event.composedPath()
+    const focus = focusOf(path[0])
     if (event.key === "Escape" && this.menuOpen) return (this.menuOpen = false)
-    const onPages = this.viewport !== null && event.composedPath().includes(this.viewport)
-    if (this.annotating.editor.onKey(event, inTextField, onPages)) return event.preventDefault()
+    const onPages = this.viewport !== null && path.includes(this.viewport)
+    const onBar = path.some((node) => node instanceof HTMLElement && node.tagName === "DOCSTACK-ANNOTATION-BAR")
+    if (this.annotating.editor.onKey(event, focus, onPages || (onBar && focus === "control"))) {
+      return event.preventDefault()
+    }
     // Another view in place of the pages keeps the keys (it has its own).
     if (this.view !== "pages") return
-    const command = commandOf(event, inTextField)
+    // Space and Enter on a button press it.
+    if (focus === "control" && (event.key === " " || event.key === "Enter")) return
+    const command = commandOf(event, focus === "typing" || focus === "field")
     if (command === undefined || (command.kind !== "find" && this.layout === null)) return
     event.preventDefault()
     this.run(command)
@@ -383,13 +407,19 @@ export class DocstackViewer extends ReadingViewer implements AnnotationViewer {
       }, actions)
     }
       ${
-      this.editMode !== null && store !== null
+      this.editMode !== null && store !== null && this.view === "pages"
         ? html`<docstack-annotation-bar .controller=${this.annotating} .t=${t} .mode=${this.editMode}
             .language=${this.language} .version=${version}
             @find-and-redact=${() => this.showPanel("redaction")}
             @apply-redactions=${() => this.askToApply()}
-            @annotations-import=${(event: CustomEvent<File>) => void this.importAnnotations(event.detail)}
-            @annotations-export=${() => this.saveLink(this.client.annotationFileUrl(this.pages!.uuid))}
+            @annotations-import=${(event: CustomEvent<File>) =>
+          // A refused file is said in the bar.
+          void this.importAnnotations(event.detail).catch(() => undefined)}
+            @annotations-export=${() =>
+          this.saveLink(
+            this.client.annotationFileUrl(this.pages!.uuid),
+            `${this.layout?.documentTitle ?? "annotations"}.xfdf`
+          )}
             @download-annotated=${(event: CustomEvent<{ flatten: boolean }>) =>
           this.saveLink(this.client.annotatedDownloadUrl(this.pages!.uuid, event.detail.flatten))}
           ></docstack-annotation-bar>`
@@ -406,7 +436,8 @@ export class DocstackViewer extends ReadingViewer implements AnnotationViewer {
     }
       <div class="body">
         ${
-      this.sidebarOpen
+      // The other views (organizing, comparing) have panels of their own.
+      this.sidebarOpen && this.view === "pages"
         ? sidebar({
           t,
           tab: this.sidebarTab,
@@ -444,8 +475,7 @@ export class DocstackViewer extends ReadingViewer implements AnnotationViewer {
               : [])
           ]
         })
-        : nothing
-    }
+        : nothing}
         ${this.viewBeyondPages()}
         <div class="viewport" tabindex="0" role="region" aria-label=${layout?.documentTitle ?? t("pages")}
           ?hidden=${this.view !== "pages"}

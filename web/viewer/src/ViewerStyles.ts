@@ -269,7 +269,15 @@ export const viewerStyles = [
   }
   /* A card over the pages: the order dialog's and the messages'. */
   .order-dialog > div,
-
+  .message > div {
+    max-width: 32em;
+    padding: 18px 22px;
+    border-radius: 10px;
+    background: var(--docstack-toolbar-background);
+    border: 1px solid var(--docstack-border);
+    box-shadow: 0 2px 10px rgba(0, 0, 0, 0.12);
+    pointer-events: auto;
+  }
   .order-dialog > div {
     min-width: 280px;
     box-shadow: 0 8px 28px rgba(0, 0, 0, 0.3);

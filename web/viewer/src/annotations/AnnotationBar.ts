@@ -118,6 +118,7 @@ export class AnnotationBar extends LitElement {
       .group {
         display: flex;
         align-items: center;
+        flex-wrap: wrap;
         gap: 2px;
       }
       .separator {
@@ -181,7 +182,6 @@ export class AnnotationBar extends LitElement {
       }
       .status.error {
         color: #d14343;
-        white-space: normal;
       }
       .apply {
         padding: 0 10px;
@@ -462,11 +462,13 @@ export class AnnotationBar extends LitElement {
     const store = this.store
     if (store === null) return nothing
     if (store.error !== null) {
-      return html`<span class="status error" role="alert">${t("annotationsError", { message: store.error })}</span>`
+      const said = t("annotationsError", { message: store.error })
+      return html`<span class="status error" role="alert" title=${said}>${said}</span>`
     }
     if (store.state === "loading") return html`<span class="status" role="status">${t("loadingAnnotations")}</span>`
     if (store.readOnly) return html`<span class="status" role="status">${t("annotationsReadOnly")}</span>`
-    return html`<span class="status" role="status" aria-live="polite">${store.saved ? t("saved") : t("saving")}</span>`
+    const said = !store.saved ? t("saving") : store.notice ?? t("saved")
+    return html`<span class="status" role="status" aria-live="polite">${said}</span>`
   }
 
   protected override render() {

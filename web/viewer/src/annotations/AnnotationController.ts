@@ -78,15 +78,16 @@ export class AnnotationController implements ReactiveController {
     this.loading?.abort()
   }
 
-  /** Reads the annotations of the document now shown (`uuid`), dropping the last one's. */
-  open(uuid: string) {
+  /** Reads the annotations of the document now shown (`uuid`), dropping the last one's; `notice` says why (an import). */
+  open(uuid: string, notice?: string) {
     this.loading?.abort()
     const loading = new AbortController()
     this.loading = loading
     this.editingId = null
     this.editor.cancel()
     this.store = new AnnotationStore(this.client(), uuid, () => this.host.author, (change) => this.onChange(change))
-    void this.store.load(loading.signal)
+    const store = this.store
+    void store.load(loading.signal).then(() => notice !== undefined && store.report({ notice }))
   }
 
   close() {
@@ -213,7 +214,7 @@ export class AnnotationController implements ReactiveController {
   private onChange(change: StoreChange) {
     this.host.requestUpdate()
     const command = change.command
-    if (command === null || change.cause === "preview" || change.cause === "select") return
+    if (command === null || change.cause === "preview" || change.cause === "select" || change.cause === "report") return
     const annotations = command.kind === "update" ? command.after : command.annotations
     const action = command.kind === "create" ? "created" : command.kind === "remove" ? "removed" : "changed"
     this.host.dispatchEvent(

@@ -302,31 +302,35 @@ export class AnnotationEditor {
   }
 
   /**
-   * The keys of annotation editing; answers whether the key was used. Undo and redo work wherever
-   * the focus is (but in a text field, which has its own); the others only on the pages, so Enter on
-   * a tool's button chooses the tool rather than placing what the previous tool makes.
+   * The keys of annotation editing; answers whether the key was used. `focus` says what has the
+   * keyboard (DocstackViewer's focusOf). Undo and redo work wherever the focus is but in a field
+   * typed into, which has its own; Delete and Escape on the pages and on the bar's buttons (a colour
+   * just chosen, then Delete); the others only on the pages, so Enter on a tool's button chooses the
+   * tool rather than placing what the previous tool makes.
    */
-  onKey(event: KeyboardEvent, inTextField: boolean, onPages: boolean): boolean {
+  onKey(event: KeyboardEvent, focus: "typing" | "field" | "control" | "none", onPages: boolean): boolean {
     const store = this.host.store()
     if (store === null) return false
     const control = event.ctrlKey || event.metaKey
     if (control && !event.altKey && (event.key === "z" || event.key === "Z" || event.key === "y")) {
-      if (inTextField) return false
+      if (focus === "typing") return false
       if (event.key === "y" || event.shiftKey) store.redo()
       else store.undo()
       return true
     }
-    if (inTextField || control || event.altKey || !onPages) return false
+    if (focus === "typing" || focus === "field" || control || event.altKey || !onPages) return false
     if (event.key === "Escape" && (this.polygon !== null || this.draft !== null)) {
       this.cancel()
       return true
     }
-    if (event.key === "Enter" && this.polygon !== null) {
+    if (event.key === "Enter" && focus === "none" && this.polygon !== null) {
       this.finishPolygon()
       return true
     }
     const tool = this.host.tool()
-    if (event.key === "Enter" && drawsOnPage(tool) && !store.readOnly) return this.placeByKeyboard(tool)
+    if (event.key === "Enter" && focus === "none" && drawsOnPage(tool) && !store.readOnly) {
+      return this.placeByKeyboard(tool)
+    }
     const selected = store.selected === null ? undefined : store.get(store.selected)
     if (selected === undefined) return false
     if (event.key === "Escape") {
@@ -345,7 +349,7 @@ export class AnnotationEditor {
       ArrowUp: [0, -step],
       ArrowDown: [0, step]
     }
-    const move = moves[event.key]
+    const move = focus === "none" ? moves[event.key] : undefined
     if (move === undefined) return false
     store.update([transformed(selected, translation(move[0], move[1]))])
     return true

@@ -17,7 +17,7 @@ export type EditCommand =
 export interface StoreChange {
   readonly command: EditCommand | null
   /** "edit": the reader's change; "undo"/"redo"; "refused": taken back because the service refused it. */
-  readonly cause: "load" | "edit" | "undo" | "redo" | "refused" | "saved" | "preview" | "select"
+  readonly cause: "load" | "edit" | "undo" | "redo" | "refused" | "saved" | "preview" | "select" | "report"
 }
 
 const inverse = (command: EditCommand): EditCommand => {
@@ -60,6 +60,8 @@ export class AnnotationStore {
   state: "loading" | "ready" | "failed" = "loading"
   /** Why the last change could not be saved (or the annotations not read); null when all is well. */
   error: string | null = null
+  /** What the last thing done beyond editing came to (an import), said until the next change. */
+  notice: string | null = null
   selected: string | null = null
   /** Bumped on every change: a cheap way for lit to see that something changed. */
   version = 0
@@ -133,6 +135,13 @@ export class AnnotationStore {
 
   get canRedo() {
     return this.redoStack.length > 0 && !this.readOnly
+  }
+
+  /** Says how something done to the annotations as a whole went (an import): a failure, or a notice. */
+  report(outcome: { readonly error: string } | { readonly notice: string }) {
+    if ("error" in outcome) this.error = outcome.error
+    else this.notice = outcome.notice
+    this.changed({ command: null, cause: "report" })
   }
 
   select(id: string | null) {
@@ -209,6 +218,7 @@ export class AnnotationStore {
   private apply(command: EditCommand, cause: "edit" | "undo" | "redo") {
     this.applyLocally(command)
     this.error = null
+    this.notice = null
     this.changed({ command, cause })
     this.pendingSaves++
     const ids = idsOf(command)

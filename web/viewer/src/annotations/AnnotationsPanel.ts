@@ -206,7 +206,8 @@ export class AnnotationsPanel extends LitElement {
 
   private shown(): ReadonlyArray<Annotation> {
     return (this.store?.all() ?? []).filter((a) =>
-      (this.typeFilter === "" || a.type === this.typeFilter) &&
+      // Filtered by the name shown, so an arrow is not listed under "Line".
+      (this.typeFilter === "" || typeLabel(this.t, a) === this.typeFilter) &&
       (this.authorFilter === "" || (a.creator ?? "") === this.authorFilter)
     )
   }
@@ -387,7 +388,7 @@ export class AnnotationsPanel extends LitElement {
       return html`<p class="message" role="alert">${t("annotationsError", { message: store.error ?? "" })}</p>`
     }
     const all = store.all()
-    const types = [...new Set(all.map((a) => a.type))]
+    const types = [...new Set(all.map((a) => typeLabel(t, a)))].sort()
     const authors = [...new Set(all.map((a) => a.creator ?? ""))].sort()
     const list = this.shown()
     let page = -1
@@ -397,11 +398,7 @@ export class AnnotationsPanel extends LitElement {
       this.focusIndex = 0
     }}>
           <option value="">${t("allTypes")}</option>
-          ${
-      types.map((type) =>
-        html`<option value=${type} ?selected=${type === this.typeFilter}>${typeLabel(t, { type })}</option>`
-      )
-    }
+          ${types.map((type) => html`<option value=${type} ?selected=${type === this.typeFilter}>${type}</option>`)}
         </select>
         <select aria-label=${t("filterAuthor")} @change=${(event: Event) => {
       this.authorFilter = (event.target as HTMLSelectElement).value

@@ -45,17 +45,20 @@ export const pageStyles = css`
     width: 100%;
     height: 100%;
     user-select: none;
-    filter: var(--docstack-page-filter);
   }
   .tile {
     width: auto;
     height: auto;
   }
+  .sheet {
+    position: absolute;
+    inset: 0;
+    filter: var(--docstack-page-filter);
+  }
   .page-placeholder {
     position: absolute;
     inset: 0;
     background: white;
-    filter: var(--docstack-page-filter);
   }
   .page-loading {
     position: absolute;
@@ -100,7 +103,11 @@ export const pageStyles = css`
     white-space: pre;
     cursor: text;
   }
+  /* Only the runs show a selection: the layer's own line breaks would paint wide blue blocks. */
   .text-layer ::selection {
+    background: transparent;
+  }
+  .text-layer span::selection {
     background: rgba(11, 98, 214, 0.3);
     color: transparent;
   }
@@ -130,7 +137,6 @@ export const pageStyles = css`
     stroke-linejoin: miter;
     overflow: visible;
     pointer-events: none;
-    filter: var(--docstack-page-filter);
   }
   .annotation-layer.drawing {
     pointer-events: all;

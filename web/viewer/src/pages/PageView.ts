@@ -271,7 +271,9 @@ export class PageView extends LitElement {
       `transform:rotate(${this.userRotation}deg)`
     const layerScale = `transform:scale(${CSS_PER_POINT * this.scale})`
     const wantedWidth = this.wantedWidth
-    return html`<div class="page-inner" style=${innerStyle}>
+    // One sheet under the night filter (inversion), so what is drawn over the image (annotations, a
+    // highlighter's multiply) is inverted together with it rather than blended with an inverted page.
+    return html`<div class="page-inner" style=${innerStyle}><div class="sheet">
       ${
       this.image
         ? html`<img class="page-image" src=${this.image.objectUrl} alt="" aria-hidden="true" draggable="false">`
@@ -298,7 +300,7 @@ export class PageView extends LitElement {
     }</div>
       <div class="text-layer" style=${layerScale}></div>
       ${this.overlay ?? nothing}
-    </div>${this.image ? nothing : html`<span class="page-loading" aria-hidden="true"></span>`}`
+    </div></div>${this.image ? nothing : html`<span class="page-loading" aria-hidden="true"></span>`}`
   }
 }
 

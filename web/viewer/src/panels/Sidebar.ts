@@ -62,6 +62,7 @@ export const sidebar = (state: SidebarState) => {
   ]
   const tab = tabs.includes(state.tab) ? state.tab : tabs[0]!
   const extra = state.extraTabs.find((candidate) => candidate.name === tab)
+  // Every panel's `navigate` (a thumbnail, a bookmark, an annotation, a redaction mark) goes to its page.
   const onNavigate = (event: CustomEvent<{ index: number; top?: number | null }>) =>
     state.navigate(event.detail.index, event.detail.top ?? null)
   const panel = () => {
@@ -74,12 +75,12 @@ export const sidebar = (state: SidebarState) => {
         return state.pages === null
           ? nothing
           : html`<docstack-bookmarks .t=${t} .client=${state.client} .uuid=${state.pages.uuid}
-            @navigate=${onNavigate}></docstack-bookmarks>`
+            ></docstack-bookmarks>`
       default:
         return state.pages === null || state.layout === null
           ? nothing
           : html`<docstack-thumbnails .t=${t} .pages=${state.pages} .dimensions=${state.layout.pageDimensionsList}
-            .rotations=${state.rotations} .current=${state.current} @navigate=${onNavigate}></docstack-thumbnails>`
+            .rotations=${state.rotations} .current=${state.current}></docstack-thumbnails>`
     }
   }
   return html`<aside class=${extra?.wide ? "sidebar wide" : "sidebar"} aria-label=${t("sidebar")}>
@@ -92,6 +93,7 @@ export const sidebar = (state: SidebarState) => {
     )
   }
     </div>
-    <div class="panel" id="panel" role="tabpanel" aria-labelledby=${`tab-${tab}`}>${panel()}</div>
+    <div class="panel" id="panel" role="tabpanel" aria-labelledby=${`tab-${tab}`}
+      @navigate=${onNavigate}>${panel()}</div>
   </aside>`
 }

@@ -272,7 +272,9 @@ export class RedactionPanel extends LitElement {
           })
         }</ul>
         <div class="row">
-          <button type="button" class="primary" data-action="mark-hits" ?disabled=${chosen === 0 || this.readOnly}
+          <button type="button" class="primary" data-action="mark-hits" ?disabled=${
+          chosen === 0 || !found.done || this.readOnly
+        }
             @click=${() => this.markChosen()}>${t("redactMarkSelected", { count: chosen })}</button>
         </div>`
     }`
