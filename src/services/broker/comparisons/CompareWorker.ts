@@ -7,6 +7,7 @@ import { writeFile } from "node:fs/promises"
 import { PDFDocument } from "pdf-lib"
 import type { PDFDocumentProxy } from "pdfjs-dist/types/src/display/api.js"
 import type { TextPosition } from "../../../schemas/broker/Content.ts"
+import type { PdfSource } from "../engine/PdfRequest.ts"
 import { renderPng } from "../engine/Rasterizer.ts"
 import { attempt, open } from "../engine/WorkerDocuments.ts"
 import { pageTextPositions } from "../text/TextPositions.ts"
@@ -22,15 +23,14 @@ export const compareHandlers: WorkerRunner.SerializedRunner.Handlers<Compare | D
         const output = await PDFDocument.create()
         const settings = { width: req.width, rotation: 0, filters: [], maxPixels: req.maxPixels }
         /** A page rendered at the comparison's width, with its displayed size in points; undefined past the document's end. */
-        const render = async (doc: PDFDocumentProxy, index: number) => {
+        const render = async (source: PdfSource, doc: PDFDocumentProxy, index: number) => {
           if (index >= doc.numPages) return undefined
-          const page = await doc.getPage(index + 1)
-          const { width, height } = page.getViewport({ scale: 1 })
-          return { png: await renderPng(doc, page, settings), width, height }
+          const { width, height } = (await doc.getPage(index + 1)).getViewport({ scale: 1 })
+          return { png: await renderPng(source, index, settings), width, height }
         }
         const pages = Math.max(left.numPages, right.numPages)
         for (let i = 0; i < pages; i++) {
-          const [l, r] = [await render(left, i), await render(right, i)]
+          const [l, r] = [await render(req.left, left, i), await render(req.right, right, i)]
           const diff = await diffPageImages(l?.png, r?.png, {
             fuzz: req.fuzz,
             colors: { highlight: req.highlight, lowlight: req.lowlight }

@@ -3,7 +3,7 @@
  */
 import type { WorkerRunner } from "@effect/platform"
 import { Effect } from "effect"
-import { renderPng } from "../engine/Rasterizer.ts"
+import { renderPage } from "../engine/Rasterizer.ts"
 import { attempt, open } from "../engine/WorkerDocuments.ts"
 import { type Analyze, PageBox, PdfSummary } from "./PdfAnalysis.ts"
 
@@ -11,7 +11,7 @@ export const analysisHandlers: WorkerRunner.SerializedRunner.Handlers<Analyze> =
   Analyze: (req) =>
     Effect.gen(function*() {
       const doc = yield* open(req)
-      return yield* attempt("Reading the page tree", async () => {
+      const summary = yield* attempt("Reading the page tree", async () => {
         // A damaged page tree (a cycle, a kid of the wrong type) can make single pages unreachable while
         // the others load; other readers still show those, so the document is refused only when no page
         // loads, and an unreachable page keeps its place with the box of the page before it.
@@ -43,11 +43,13 @@ export const analysisHandlers: WorkerRunner.SerializedRunner.Handlers<Analyze> =
         for (const [key, value] of Object.entries((info ?? {}) as Record<string, unknown>)) {
           if (typeof value === "string" && value.trim() !== "") text[key] = value
         }
-        // The first page is what a viewer asks for next, and this worker has the document open now.
-        const firstPage = found[0] === undefined
-          ? undefined
-          : await doc.getPage(1).then((page) => renderPng(doc, page, req.firstPage)).catch(() => undefined)
-        return new PdfSummary({ pages: boxes, info: text, firstPage })
+        return { pages: boxes, info: text, firstPageLoads: found[0] !== undefined }
       })
+      // The first page is what a viewer asks for next, and this worker has the file at hand now. A
+      // page that will not draw is left to the page route, which says why.
+      const firstPage = summary.firstPageLoads
+        ? yield* renderPage(req, 0, req.firstPage).pipe(Effect.orElseSucceed(() => undefined))
+        : undefined
+      return new PdfSummary({ pages: summary.pages, info: summary.info, firstPage })
     })
 }

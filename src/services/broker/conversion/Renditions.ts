@@ -7,6 +7,7 @@ import { Config, Effect, Option, Schema } from "effect"
 import { type PageImageDescriptor, PageImageDescriptorFromString } from "../../../schemas/broker/PageImage.ts"
 import { BlobStore } from "../../common/BlobStore.ts"
 import { DerivedCache } from "../../common/DerivedCache.ts"
+import { PAGE_IMAGE_ENGINE } from "../engine/PageEngine.ts"
 import { PdfEngine } from "../engine/PdfEngine.ts"
 import { DocumentRegistry, PageRecord, type Rendition } from "../registry/DocumentRegistry.ts"
 import { ConversionFailed, Converter } from "./Converter.ts"
@@ -28,8 +29,12 @@ const NAMED_FORMATS: ReadonlySet<string> = new Set(["csv", "text", "html"])
 export const renditionKey = (sourceHash: string, detected: DetectedFormat | undefined) =>
   detected?.kind === "office" && NAMED_FORMATS.has(detected.format) ? `${sourceHash}~${detected.format}` : sourceHash
 
-/** Where a page image is cached under its PDF's hash. */
-export const pageImageName = (page: number, descriptor: PageImageDescriptor) => `p${page}_${descriptor.key}.png`
+/**
+ * Where a page image is cached under its PDF's hash; the name says which engine drew it, so that an
+ * image drawn by another engine (or version) is never served for this one.
+ */
+export const pageImageName = (page: number, descriptor: PageImageDescriptor) =>
+  `p${page}_${descriptor.key}_${PAGE_IMAGE_ENGINE}.png`
 
 export class Renditions extends Effect.Service<Renditions>()("docstack/Renditions", {
   effect: Effect.gen(function*() {

@@ -25,6 +25,10 @@ export const PdfEngineConfig = Config.all({
   workers: Config.integer("RENDER_WORKERS").pipe(Config.withDefault(availableParallelism())),
   concurrencyPerWorker: Config.integer("RENDER_CONCURRENCY_PER_WORKER").pipe(Config.withDefault(2)),
   openDocumentsPerWorker: Config.integer("OPEN_DOCUMENTS_PER_WORKER").pipe(Config.withDefault(8)),
+  /** Bytes of files each worker keeps open in PDFium, which draws page images (PdfiumDocuments.ts). */
+  openDocumentBytesPerWorker: Config.integer("OPEN_DOCUMENT_BYTES_PER_WORKER").pipe(
+    Config.withDefault(128 * 1024 * 1024)
+  ),
   timeout: durationConfig("RENDER_TIMEOUT", Duration.seconds(60)),
   /** Whole-document work of an order (a transformation's outputs, a comparison's pages, a text difference). */
   documentWorkTimeout: durationConfig("DOCUMENT_WORK_TIMEOUT", Duration.minutes(10)),
@@ -33,9 +37,12 @@ export const PdfEngineConfig = Config.all({
   workerHeapMb: Config.integer("RENDER_WORKER_HEAP_MB").pipe(Config.withDefault(1024))
 })
 
-/** The engine's own settings for its threads (WorkerDocuments.ts reads them). */
+/** The engine's own settings for its threads (WorkerDocuments.ts and PdfiumDocuments.ts read them). */
 export const engineWorkerSettings = PdfEngineConfig.pipe(
-  Config.map((config) => ({ openDocuments: config.openDocumentsPerWorker }))
+  Config.map((config) => ({
+    openDocuments: config.openDocumentsPerWorker,
+    openDocumentBytes: config.openDocumentBytesPerWorker
+  }))
 )
 
 /** The WorkerError a ParseError of the platform's failure decoding carries, if that is what it is. */

@@ -1,21 +1,19 @@
 /**
- * Inside a PDF worker thread: a page drawn by pdf.js into a canvas and encoded as PNG by sharp,
- * with the descriptor's filters. Page images, the first page of an analysis and the pages of an
- * image comparison are all drawn here.
+ * Inside a PDF worker thread: a page drawn by PDFium (Pdfium.ts) and encoded as PNG by sharp, with
+ * the descriptor's filters. Page images, the first page of an analysis and the pages of an image
+ * comparison are all drawn here.
+ *
+ * Why PDFium and not pdf.js, which reads everything else: measured on this machine, pdf.js drawing
+ * into a canvas took 78 ms for tracemonkey.pdf page 1 at 1240 px and 1,007 ms for the vector page
+ * of issue12810.pdf; PDFium takes about a quarter and a tenth of that (docs/page-images.md).
  */
-import { Schema } from "effect"
-import { AnnotationMode } from "pdfjs-dist/legacy/build/pdf.mjs"
-import type { PDFDocumentProxy, PDFPageProxy } from "pdfjs-dist/types/src/display/api.js"
+import { Effect } from "effect"
 import sharp from "sharp"
-import { PdfAnnotationSubtype } from "../../../schemas/broker/Annotations.ts"
+import type { PdfAnnotationSubtype } from "../../../schemas/broker/Annotations.ts"
 import { leavesOutListedAnnotations } from "../../../schemas/broker/PageImage.ts"
-import type { RenderSettings } from "./PdfRequest.ts"
-
-/** The document's own canvas factory: one copy of the canvas package, the one pdf.js loaded. */
-interface CanvasFactory {
-  create(width: number, height: number): { canvas: unknown; context: CanvasRenderingContext2D }
-  destroy(target: { canvas: unknown; context: CanvasRenderingContext2D }): void
-}
+import { ANNOT_FLAG_HIDDEN, BITMAP_BGRA, FPDF_ANNOT, FPDF_REVERSE_BYTE_ORDER, heap, type Pdfium } from "./Pdfium.ts"
+import { type PdfiumDocument, PdfiumOpenError, withPdfiumDocument } from "./PdfiumDocuments.ts"
+import { PdfOpenFailed, PdfOperationFailed, type PdfSource, type RenderSettings } from "./PdfRequest.ts"
 
 /** Applies the descriptor's filters: C contrast and B brightness in percent, I invert when not 0. */
 const applyFilters = (image: sharp.Sharp, filters: RenderSettings["filters"]) =>
@@ -30,58 +28,168 @@ const applyFilters = (image: sharp.Sharp, filters: RenderSettings["filters"]) =>
       case "I":
         return value === 0 ? img : img.negate({ alpha: false })
       default:
-        // A chooses what is drawn (hideListedAnnotations), not how pixels look.
+        // A chooses what is drawn (drawPage), not how pixels look.
         return img
     }
   }, image)
 
-const isListedSubtype = Schema.is(PdfAnnotationSubtype)
+/**
+ * PDFium's numbers of the subtypes GET /annotation lists (FPDF_ANNOT_* in public/fpdf_annot.h):
+ * keyed by the schema's subtypes, so that one added there cannot be forgotten here.
+ */
+const LISTED_SUBTYPES: Readonly<Record<PdfAnnotationSubtype, number>> = {
+  Text: 1,
+  FreeText: 3,
+  Line: 4,
+  Square: 5,
+  Circle: 6,
+  Polygon: 7,
+  PolyLine: 8,
+  Highlight: 9,
+  Underline: 10,
+  Squiggly: 11,
+  StrikeOut: 12,
+  Stamp: 13,
+  Ink: 15,
+  Redact: 28
+}
+const listedNumbers = new Set(Object.values(LISTED_SUBTYPES))
 
 /**
- * Marks the page's annotations of the subtypes GET /annotation lists (thread replies included) as
- * not to be viewed, in the document's annotation storage, which pdf.js reads only when a render
- * asks for ENABLE_STORAGE: the document is shared by every request of the thread, and a render
- * in the default mode (ENABLE) still draws them. Links, form fields, attachments and the rest
- * are not touched.
+ * Marks the page's annotations of the listed subtypes Hidden and returns how to put their flags
+ * back. The document is shared by every request of the thread, so the caller restores them in a
+ * `finally`, within the same synchronous run (no other request sees them changed). Links, form
+ * fields, attachments and the rest are not touched.
  */
-const hideListedAnnotations = async (doc: PDFDocumentProxy, page: PDFPageProxy) => {
-  for (const annotation of await page.getAnnotations()) {
-    if (isListedSubtype(annotation.subtype)) doc.annotationStorage.setValue(annotation.id, { noView: true })
+const hideListedAnnotations = (pdfium: Pdfium, page: number) => {
+  const hidden: Array<{ readonly annot: number; readonly flags: number }> = []
+  const restore = () => {
+    for (const { annot, flags } of hidden) {
+      try {
+        pdfium.FPDFAnnot_SetFlags(annot, flags)
+      } finally {
+        pdfium.FPDFPage_CloseAnnot(annot)
+      }
+    }
   }
+  try {
+    const count = pdfium.FPDFPage_GetAnnotCount(page)
+    for (let i = 0; i < count; i++) {
+      const annot = pdfium.FPDFPage_GetAnnot(page, i)
+      if (annot === 0) continue
+      if (!listedNumbers.has(pdfium.FPDFAnnot_GetSubtype(annot))) {
+        pdfium.FPDFPage_CloseAnnot(annot)
+        continue
+      }
+      const flags = pdfium.FPDFAnnot_GetFlags(annot)
+      hidden.push({ annot, flags })
+      pdfium.FPDFAnnot_SetFlags(annot, flags | ANNOT_FLAG_HIDDEN)
+    }
+  } catch (error) {
+    restore()
+    throw error
+  }
+  return restore
 }
 
-/** The page as a PNG `settings.width` pixels wide, turned by `settings.rotation` more than the page's own. */
-export const renderPng = async (doc: PDFDocumentProxy, page: PDFPageProxy, settings: RenderSettings) => {
-  const rotation = (page.rotate + settings.rotation) % 360
-  const unit = page.getViewport({ scale: 1, rotation })
-  const viewport = page.getViewport({ scale: settings.width / unit.width, rotation })
-  const width = settings.width
-  const height = Math.max(1, Math.round(viewport.height))
-  if (width * height > settings.maxPixels) {
-    throw new Error(`the image would have ${width}x${height} pixels, more than the limit of ${settings.maxPixels}`)
-  }
-  const canvasFactory = doc.canvasFactory as CanvasFactory
-  const target = canvasFactory.create(width, height)
+/**
+ * The most pixels drawn at once: a taller image is drawn in bands of this many pixels, each copied
+ * out before the next, so that PDFium's memory (which never shrinks) grows by one band at most,
+ * however large the image MAX_IMAGE_PIXELS allows.
+ */
+const BAND_PIXELS = 8 * 1024 * 1024
+
+/** The page drawn into `width` x `height` RGBA pixels (turned by `turns` quarters on top of its own rotation). */
+const drawPage = (
+  pdfium: Pdfium,
+  open: PdfiumDocument,
+  page: number,
+  size: { readonly width: number; readonly height: number; readonly turns: number },
+  withoutListed: boolean
+) => {
+  const { height, turns, width } = size
+  const pixels = Buffer.alloc(width * height * 4)
+  const restore = withoutListed ? hideListedAnnotations(pdfium, page) : () => {}
   try {
-    target.context.fillStyle = "#ffffff"
-    target.context.fillRect(0, 0, width, height)
-    const withoutListed = leavesOutListedAnnotations(settings.filters)
-    if (withoutListed) await hideListedAnnotations(doc, page)
-    await page.render({
-      canvas: target.canvas as HTMLCanvasElement,
-      canvasContext: target.context,
-      viewport,
-      annotationMode: withoutListed ? AnnotationMode.ENABLE_STORAGE : AnnotationMode.ENABLE
-    }).promise
-    const pixels = target.context.getImageData(0, 0, width, height).data
-    // Measured: sharp from raw RGBA at compression 1 encodes ~9x faster than the canvas encoder at a similar size.
-    const image = applyFilters(
-      sharp(Buffer.from(pixels.buffer, pixels.byteOffset, pixels.byteLength), { raw: { width, height, channels: 4 } }),
-      settings.filters
-    )
-    return new Uint8Array(await image.removeAlpha().png({ compressionLevel: 1, adaptiveFiltering: false }).toBuffer())
+    const bandHeight = Math.max(1, Math.floor(BAND_PIXELS / width))
+    for (let top = 0; top < height; top += bandHeight) {
+      const rows = Math.min(bandHeight, height - top)
+      const bitmap = pdfium.FPDFBitmap_CreateEx(width, rows, BITMAP_BGRA, 0, 0)
+      if (bitmap === 0) throw new Error(`PDFium's memory cannot hold a ${width}x${rows} bitmap`)
+      try {
+        pdfium.FPDFBitmap_FillRect(bitmap, 0, 0, width, rows, 0xffffffff)
+        // The page is placed `top` rows up, so this band shows rows top..top+rows of it. Annotations
+        // with their appearances first, then form fields through the form-fill environment (as
+        // Chromium does: FPDF_RenderPageBitmap leaves widgets to FPDF_FFLDraw).
+        pdfium.FPDF_RenderPageBitmap(bitmap, page, 0, -top, width, height, turns, FPDF_ANNOT | FPDF_REVERSE_BYTE_ORDER)
+        pdfium.FPDF_FFLDraw(open.form, bitmap, page, 0, -top, width, height, turns, FPDF_REVERSE_BYTE_ORDER)
+        const stride = pdfium.FPDFBitmap_GetStride(bitmap)
+        const buffer = pdfium.FPDFBitmap_GetBuffer(bitmap)
+        const memory = heap(pdfium)
+        for (let row = 0; row < rows; row++) {
+          const start = buffer + row * stride
+          pixels.set(memory.subarray(start, start + width * 4), (top + row) * width * 4)
+        }
+      } finally {
+        pdfium.FPDFBitmap_Destroy(bitmap)
+      }
+    }
   } finally {
-    canvasFactory.destroy(target)
-    page.cleanup()
+    restore()
   }
+  return pixels
 }
+
+/** The page's pixels as `settings` ask, with PDFium; every handle closed before it returns. */
+const rasterize = (source: PdfSource, index: number, settings: RenderSettings) =>
+  withPdfiumDocument(source, (pdfium, open) => {
+    if (index < 0 || index >= open.pages) throw new Error(`Page ${index} is outside 0..${open.pages - 1}`)
+    const page = pdfium.FPDF_LoadPage(open.document, index)
+    if (page === 0) throw new Error(`PDFium cannot load page ${index}`)
+    try {
+      pdfium.FORM_OnAfterLoadPage(page, open.form)
+      try {
+        // PDFium's page size is the crop box as shown, its own /Rotate applied; the extra quarter
+        // turns of the descriptor swap it again.
+        const turns = ((settings.rotation % 360) + 360) % 360 / 90
+        const [across, down] = [pdfium.FPDF_GetPageWidthF(page), pdfium.FPDF_GetPageHeightF(page)]
+        const [pageWidth, pageHeight] = turns % 2 === 1 ? [down, across] : [across, down]
+        const width = settings.width
+        const height = Math.max(1, Math.round((width * pageHeight) / pageWidth))
+        if (width * height > settings.maxPixels) {
+          throw new Error(
+            `the image would have ${width}x${height} pixels, more than the limit of ${settings.maxPixels}`
+          )
+        }
+        const withoutListed = leavesOutListedAnnotations(settings.filters)
+        return { pixels: drawPage(pdfium, open, page, { width, height, turns }, withoutListed), width, height }
+      } finally {
+        pdfium.FORM_OnBeforeClosePage(page, open.form)
+      }
+    } finally {
+      pdfium.FPDF_ClosePage(page)
+    }
+  })
+
+/** The page as a PNG `settings.width` pixels wide, turned by `settings.rotation` more than the page's own. */
+export const renderPng = async (source: PdfSource, index: number, settings: RenderSettings) => {
+  const { height, pixels, width } = await rasterize(source, index, settings)
+  // Measured: sharp from raw RGBA at compression 1 encodes ~9x faster than a canvas encoder at a similar size.
+  const image = applyFilters(sharp(pixels, { raw: { width, height, channels: 4 } }), settings.filters)
+  return new Uint8Array(await image.removeAlpha().png({ compressionLevel: 1, adaptiveFiltering: false }).toBuffer())
+}
+
+/**
+ * `renderPng` as a step of a worker handler: a file PDFium will not open fails as PdfOpenFailed
+ * (password or damaged, as pdf.js would say), anything else as PdfOperationFailed naming the page.
+ */
+export const renderPage = (source: PdfSource, index: number, settings: RenderSettings) =>
+  Effect.tryPromise({
+    try: () => renderPng(source, index, settings),
+    catch: (error) =>
+      error instanceof PdfiumOpenError
+        ? new PdfOpenFailed({ reason: error.reason, message: error.message })
+        : new PdfOperationFailed({
+          message: `Rendering page ${index} failed: ${error instanceof Error ? error.message : String(error)}`
+        })
+  })

@@ -11,8 +11,11 @@ import * as path from "node:path"
 import { fileURLToPath } from "node:url"
 import { isRunning } from "../../common/Processes.ts"
 
-/** Packages with native parts or their own data files stay outside the bundle and load from node_modules. */
-const EXTERNAL = ["sharp", "@napi-rs/canvas", "pdfjs-dist", "pdf-lib"]
+/**
+ * Packages with native parts or their own data files stay outside the bundle and load from
+ * node_modules (@embedpdf/pdfium: Pdfium.ts finds its pdfium.wasm beside it there).
+ */
+const EXTERNAL = ["sharp", "@napi-rs/canvas", "pdfjs-dist", "pdf-lib", "@embedpdf/pdfium"]
 
 /** Bundles left by brokers that were killed before they could remove theirs (about 4 MB each). */
 const removeStaleBundles = (outDir: string) => {

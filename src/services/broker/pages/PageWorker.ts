@@ -1,17 +1,10 @@
 /**
- * Inside a PDF worker thread: page images (PageRequests.ts).
+ * Inside a PDF worker thread: page images (PageRequests.ts), drawn by PDFium (engine/Rasterizer.ts).
  */
 import type { WorkerRunner } from "@effect/platform"
-import { Effect } from "effect"
-import { renderPng } from "../engine/Rasterizer.ts"
-import { attempt, open, pageOf } from "../engine/WorkerDocuments.ts"
+import { renderPage } from "../engine/Rasterizer.ts"
 import type { RenderPage } from "./PageRequests.ts"
 
 export const pageHandlers: WorkerRunner.SerializedRunner.Handlers<RenderPage> = {
-  RenderPage: (req) =>
-    Effect.gen(function*() {
-      const doc = yield* open(req)
-      const page = yield* pageOf(doc, req.page)
-      return yield* attempt(`Rendering page ${req.page}`, () => renderPng(doc, page, req))
-    })
+  RenderPage: (req) => renderPage(req, req.page, req)
 }
