@@ -88,6 +88,8 @@ export const startService = async (service: ServiceName, options: ServiceOptions
   }
   Object.assign(
     env,
+    // As `npm start` runs it (package.json): two malloc arenas unless the environment says otherwise.
+    { MALLOC_ARENA_MAX: process.env.MALLOC_ARENA_MAX ?? "2" },
     { [`${prefix}_PORT`]: String(port), [`${prefix}_HOST`]: "127.0.0.1", DATA_DIR: options.dataDir },
     options.env ?? {}
   )
