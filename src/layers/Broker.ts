@@ -36,6 +36,7 @@ import { RegistryDocuments } from "../services/broker/providers/RegistryDocument
 import { DocumentSignatures } from "../services/broker/signatures/DocumentSignatures.ts"
 import { signatureWorkerSettings } from "../services/broker/signatures/SignatureRequests.ts"
 import { DocumentText } from "../services/broker/text/DocumentText.ts"
+import { textWorkerSettings } from "../services/broker/text/TextRequests.ts"
 import { Transformations } from "../services/broker/transformations/Transformations.ts"
 import { transformWorkerSettings } from "../services/broker/transformations/TransformRequests.ts"
 import { BlobStore } from "../services/common/BlobStore.ts"
@@ -48,6 +49,7 @@ const PdfWorkerSetupLive = Layer.effect(
   Effect.all({
     engine: engineWorkerSettings,
     signatures: signatureWorkerSettings,
+    text: textWorkerSettings,
     transformations: transformWorkerSettings
   }).pipe(
     Effect.map((settings) => ({ entry: new URL("./PdfWorker.ts", import.meta.url), settings }))

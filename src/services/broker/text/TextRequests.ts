@@ -1,7 +1,7 @@
 /**
  * Page text and search, done by the engine. Handled in TextWorker.ts.
  */
-import { Schema } from "effect"
+import { Config, Schema } from "effect"
 import { PageSearchHit, PositionText, SearchOptions } from "../../../schemas/broker/Content.ts"
 import { PdfFailure, PdfSourceFields } from "../engine/PdfRequest.ts"
 
@@ -23,3 +23,8 @@ export class SearchPages extends Schema.TaggedRequest<SearchPages>()("SearchPage
   ),
   payload: { ...PdfSourceFields, fromPage: Schema.Int, toPage: Schema.Int, options: SearchOptions }
 }) {}
+
+/** What the worker threads need for text: the bytes of page text each keeps for search (TextWorker.ts). */
+export const textWorkerSettings = Config.all({
+  searchTextBytes: Config.integer("SEARCH_TEXT_CACHE_BYTES_PER_WORKER").pipe(Config.withDefault(32 * 1024 * 1024))
+})
