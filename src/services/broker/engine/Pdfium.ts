@@ -56,6 +56,9 @@ const isTrap = (error: unknown) =>
   error instanceof WebAssembly.RuntimeError ||
   (error instanceof RangeError && /call stack/i.test(error.message))
 
+/** Set by a trap: from then on nothing touches the module, whose thread is ending. */
+let trapped = false
+
 /**
  * Ends this worker thread with an uncaught error: the engine sees the thread stop under its request
  * (PdfEngine.ts), answers that request with PdfOperationFailed (500) saying why, and replaces the
@@ -63,6 +66,7 @@ const isTrap = (error: unknown) =>
  * outside every promise and fiber, so that nothing can catch it and answer in its stead.
  */
 const endThread = (trap: unknown): Promise<never> => {
+  trapped = true
   const why = trap instanceof Error ? `${trap.name}: ${trap.message}` : String(trap)
   process.nextTick(() => {
     throw new Error(`PDFium failed inside its WebAssembly (${why}); its thread ends and another takes its place`)
@@ -78,6 +82,7 @@ const endThread = (trap: unknown): Promise<never> => {
  */
 export const withPdfium = async <A>(work: (pdfium: Pdfium) => A): Promise<A> => {
   const pdfium = await (loaded ??= load())
+  if (trapped) return new Promise<never>(() => {})
   try {
     return work(pdfium)
   } catch (error) {

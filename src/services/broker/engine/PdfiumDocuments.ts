@@ -1,9 +1,11 @@
 /**
  * Inside a PDF worker thread: the documents it keeps open in PDFium, so that page N of a file does
- * not read and parse the file again. PDFium reads a document from the bytes it was given for as
- * long as it is open, so each one holds its whole file in the module's memory: the thread keeps
- * at most OPEN_DOCUMENT_BYTES_PER_WORKER bytes of files open, the least recently used closed first.
- * A file larger than that is opened for one request and closed after it.
+ * not parse the file again. PDFium reads each one from its file as it needs (FPDF_LoadCustomDocument
+ * with a reader on the open file), not from a copy in the module's memory: WebAssembly memory never
+ * shrinks, and a copy of every large file a thread ever drew would stay in it for good. The thread
+ * keeps open at most OPEN_DOCUMENT_BYTES_PER_WORKER bytes of files (what PDFium builds from a file
+ * grows with it), the least recently used closed first; a larger file is opened for one request
+ * and closed after it.
  */
 import { closeSync, fstatSync, openSync, readSync } from "node:fs"
 import { Lru } from "../../common/Lru.ts"
@@ -20,8 +22,10 @@ export interface PdfiumDocument {
   /** The form-fill environment: PDFium draws form fields through it (FPDF_FFLDraw). */
   readonly form: number
   readonly formInfo: number
-  /** The file's bytes in the module's memory, read by PDFium while the document is open. */
-  readonly bytes: number
+  /** The FPDF_FILEACCESS PDFium reads the file through, in the module's memory while the document is open. */
+  readonly access: number
+  /** The access's parameter: the key of the open file in `files`. */
+  readonly param: number
   readonly size: number
   readonly pages: number
 }
@@ -33,46 +37,68 @@ export class PdfiumOpenError extends Error {
   }
 }
 
+/** The open files PDFium reads, by the number each FPDF_FILEACCESS carries as its parameter. */
+const files = new Map<number, number>()
+let lastFile = 0
+
+/**
+ * PDFium's reader (FPDF_FILEACCESS.m_GetBlock): `size` bytes at `position` of the file into `buffer`
+ * in the module's memory; 1 when done, 0 when not. Nothing may be thrown from it: an exception
+ * crossing PDFium's frames would skip its clean-up.
+ */
+const readBlock = (pdfium: Pdfium) => (param: number, position: number, buffer: number, size: number) => {
+  try {
+    const fd = files.get(param)
+    if (fd === undefined) return 0
+    // Unsigned longs of 32 bits arrive as signed numbers past 2 GiB.
+    const [at, into, length] = [position >>> 0, buffer >>> 0, size >>> 0]
+    for (let done = 0; done < length;) {
+      const read = readSync(fd, heap(pdfium), into + done, length - done, at + done)
+      if (read === 0) return 0
+      done += read
+    }
+    return 1
+  } catch {
+    return 0
+  }
+}
+
+const closeFile = (param: number) => {
+  const fd = files.get(param)
+  files.delete(param)
+  if (fd !== undefined) closeSync(fd)
+}
+
+/** The reader's place in the module's function table, made once per module. */
+let reader: number | undefined
+
 const close = (pdfium: Pdfium, open: PdfiumDocument) => {
   try {
     pdfium.PDFiumExt_ExitFormFillEnvironment(open.form)
     pdfium.PDFiumExt_CloseFormFillInfo(open.formInfo)
     pdfium.FPDF_CloseDocument(open.document)
   } finally {
-    free(pdfium, open.bytes)
-  }
-}
-
-/** Reads the file straight into the module's memory (no second copy on the JavaScript side). */
-const readInto = (pdfium: Pdfium, path: string) => {
-  const fd = openSync(path, "r")
-  try {
-    const size = fstatSync(fd).size
-    const bytes = malloc(pdfium, size)
-    try {
-      for (let done = 0; done < size;) {
-        // A fresh view each turn: nothing grows the memory here, but a view must never be kept.
-        const read = readSync(fd, heap(pdfium), bytes + done, size - done, done)
-        if (read === 0) throw new Error(`the file ended after ${done} of ${size} bytes`)
-        done += read
-      }
-      return { bytes, size }
-    } catch (error) {
-      free(pdfium, bytes)
-      throw error
-    }
-  } finally {
-    closeSync(fd)
+    free(pdfium, open.access)
+    closeFile(open.param)
   }
 }
 
 const open = (pdfium: Pdfium, path: string): PdfiumDocument => {
-  const { bytes, size } = readInto(pdfium, path)
+  reader ??= pdfium.pdfium.addFunction(readBlock(pdfium), "iiiii")
+  const param = ++lastFile
+  files.set(param, openSync(path, "r"))
+  let access = 0
   let document = 0
   let formInfo = 0
   try {
+    const size = fstatSync(files.get(param)!).size
+    // FPDF_FILEACCESS: the file's length, the reader, its parameter (three 32-bit fields).
+    access = malloc(pdfium, 12)
+    pdfium.pdfium.setValue(access, size, "i32")
+    pdfium.pdfium.setValue(access + 4, reader, "i32")
+    pdfium.pdfium.setValue(access + 8, param, "i32")
     // No password: an empty user password opens the file, as in pdf.js; any other is refused.
-    document = pdfium.FPDF_LoadMemDocument(bytes, size, "")
+    document = pdfium.FPDF_LoadCustomDocument(access, "")
     if (document === 0) {
       const code = pdfium.FPDF_GetLastError()
       throw code === FPDF_ERR_PASSWORD
@@ -81,11 +107,12 @@ const open = (pdfium: Pdfium, path: string): PdfiumDocument => {
     }
     formInfo = pdfium.PDFiumExt_OpenFormFillInfo()
     const form = pdfium.PDFiumExt_InitFormFillEnvironment(document, formInfo)
-    return { document, form, formInfo, bytes, size, pages: pdfium.FPDF_GetPageCount(document) }
+    return { document, form, formInfo, access, param, size, pages: pdfium.FPDF_GetPageCount(document) }
   } catch (error) {
     if (formInfo !== 0) pdfium.PDFiumExt_CloseFormFillInfo(formInfo)
     if (document !== 0) pdfium.FPDF_CloseDocument(document)
-    free(pdfium, bytes)
+    if (access !== 0) free(pdfium, access)
+    closeFile(param)
     throw error
   }
 }

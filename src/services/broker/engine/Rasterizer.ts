@@ -3,9 +3,9 @@
  * the descriptor's filters. Page images, the first page of an analysis and the pages of an image
  * comparison are all drawn here.
  *
- * Why PDFium and not pdf.js, which reads everything else: measured on this machine, pdf.js drawing
- * into a canvas took 78 ms for tracemonkey.pdf page 1 at 1240 px and 1,007 ms for the vector page
- * of issue12810.pdf; PDFium takes about a quarter and a tenth of that (docs/page-images.md).
+ * Why PDFium and not pdf.js, which reads everything else: drawing and encoding page 1 at 1240 px
+ * took about half the CPU time pdf.js into a canvas took on a page of text (tracemonkey.pdf), and a
+ * ninth on a page of 38,600 vector paths (issue12810.pdf); figures in docs/page-images.md.
  */
 import { Effect } from "effect"
 import sharp from "sharp"
