@@ -48,6 +48,7 @@ describe("administration", () => {
         expect(versions).toMatchObject({
           broker: "0.1.0",
           "pdfjs-dist": expect.stringMatching(/^5\.6\./),
+          "@embedpdf/pdfium": "2.15.1",
           node: process.versions.node
         })
         expect(versions.database).toMatch(/PostgreSQL/)

@@ -10,8 +10,9 @@ import * as path from "node:path"
 
 // The package exports no package.json: it is found beside its CommonJS entry (dist/index.cjs).
 const entry = createRequire(import.meta.url).resolve("@embedpdf/pdfium")
-const { version } = JSON.parse(readFileSync(path.join(path.dirname(entry), "..", "package.json"), "utf8")) as {
-  readonly version: string
-}
+/** The installed @embedpdf/pdfium's version (GET /version shows it). */
+export const PDFIUM_PACKAGE_VERSION = (JSON.parse(
+  readFileSync(path.join(path.dirname(entry), "..", "package.json"), "utf8")
+) as { readonly version: string }).version
 
-export const PAGE_IMAGE_ENGINE = `pdfium-${version}`
+export const PAGE_IMAGE_ENGINE = `pdfium-${PDFIUM_PACKAGE_VERSION}`

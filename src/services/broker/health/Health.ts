@@ -14,6 +14,7 @@ import { ComponentState, HealthRecords } from "../../../schemas/broker/Health.ts
 import { durationConfig } from "../../common/DurationConfig.ts"
 import { StorageConfig } from "../../common/StorageConfig.ts"
 import { OfficeConverter } from "../conversion/OfficeConverter.ts"
+import { PDFIUM_PACKAGE_VERSION } from "../engine/PageEngine.ts"
 import { PdfEngine } from "../engine/PdfEngine.ts"
 import { RenderPage } from "../pages/PageRequests.ts"
 import { ExtractText } from "../text/TextRequests.ts"
@@ -113,6 +114,8 @@ export class Health extends Effect.Service<Health>()("docstack/Health", {
         node: process.versions.node,
         effect: versionOf("effect"),
         "pdfjs-dist": versionOf("pdfjs-dist"),
+        // Draws the page images; its package.json is not exported, so read where PageEngine finds it.
+        "@embedpdf/pdfium": PDFIUM_PACKAGE_VERSION,
         "pdf-lib": versionOf("pdf-lib"),
         sharp: versionOf("sharp"),
         libvips: sharp.versions.vips,
