@@ -82,6 +82,8 @@ export class PdfEngine extends Effect.Service<PdfEngine>()("docstack/PdfEngine",
         Worker.Spawner,
         () =>
           new WorkerThread(bundle, {
+            // The bundle is plain JavaScript: none of the parent's loader flags (tsx's, about 60 MB a thread).
+            execArgv: [],
             workerData: setup.settings,
             resourceLimits: { maxOldGenerationSizeMb: config.workerHeapMb }
           })
