@@ -8,12 +8,14 @@ import { ActuatorHttpLive } from "../http/gateway/ActuatorHttp.ts"
 import { AdminActivityHttpLive } from "../http/gateway/AdminActivityHttp.ts"
 import { AdminLlmHttpLive } from "../http/gateway/AdminLlmHttp.ts"
 import { GatewayApi, gatewayErrorShape } from "../http/gateway/Api.ts"
+import { AdminApplicationsHttpLive } from "../http/gateway/ApplicationsHttp.ts"
 import { AdminAuthenticationLive, documentIdentity, UserAuthenticationLive } from "../http/gateway/Authentication.ts"
 import { ConversationsHttpLive } from "../http/gateway/ConversationsHttp.ts"
 import { AdminPromptsHttpLive, AdminTemplatingHttpLive, PromptsHttpLive } from "../http/gateway/PromptsHttp.ts"
 import { RequestsHttpLive } from "../http/gateway/RequestsHttp.ts"
 import { UsersHttpLive } from "../http/gateway/UsersHttp.ts"
 import { Actuator, LevelFilterLive } from "../services/gateway/actuator/Actuator.ts"
+import { Applications } from "../services/gateway/applications/Applications.ts"
 import { Conversations } from "../services/gateway/conversations/Conversations.ts"
 import { ProviderConfigs } from "../services/gateway/llm/ProviderConfigs.ts"
 import { Prompts } from "../services/gateway/prompts/Prompts.ts"
@@ -38,6 +40,7 @@ export const GatewayServicesLive = Layer.mergeAll(
   Statistics.Default,
   Users.Default,
   Prompts.Default,
+  Applications.Default,
   Templates.Default,
   ProviderConfigs.Default,
   Actuator.Default,
@@ -59,6 +62,7 @@ const GatewayRoutesLive = Layer.unwrapEffect(
     UsersHttpLive,
     AdminLlmHttpLive,
     AdminPromptsHttpLive,
+    AdminApplicationsHttpLive,
     AdminTemplatingHttpLive,
     PromptsHttpLive,
     ConversationsHttpLive,

@@ -4,6 +4,7 @@
  */
 import { HttpApi, HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "@effect/platform"
 import { Schema } from "effect"
+import { Application, ApplicationCreate, ApplicationUpdate } from "../../schemas/gateway/Applications.ts"
 import {
   Conversation,
   ConversationCreate,
@@ -185,6 +186,29 @@ export class AdminPromptsGroup extends HttpApiGroup.make("adminPrompts")
   .prefix("/api/v1/admin")
 {}
 
+const applicationId = HttpApiSchema.param("id", Schema.String)
+
+/** Application configurations (spec: "Admin: applications, agents, plans"; bodies in docs/gateway-applications.md). */
+export class AdminApplicationsGroup extends HttpApiGroup.make("adminApplications")
+  .add(HttpApiEndpoint.get("list", "/application-conf").addSuccess(Schema.Array(Application)))
+  .add(HttpApiEndpoint.get("get")`/application-conf/${applicationId}`.addSuccess(Application))
+  .add(
+    HttpApiEndpoint.post("create", "/application-conf").setPayload(ApplicationCreate).addSuccess(Application, {
+      status: 201
+    })
+  )
+  .add(
+    HttpApiEndpoint.put("update")`/application-conf/${applicationId}`.setPayload(ApplicationUpdate).addSuccess(
+      Application
+    )
+  )
+  .add(HttpApiEndpoint.del("remove")`/application-conf/${applicationId}`.addSuccess(NoContent))
+  .addError(GatewayErrors.BadRequest)
+  .addError(GatewayErrors.NotFound)
+  .middleware(AdminAuthentication)
+  .prefix("/api/v1/admin/application")
+{}
+
 export class AdminTemplatingGroup extends HttpApiGroup.make("adminTemplating")
   .add(HttpApiEndpoint.get("completion", "/templating/completion").addSuccess(TemplatingCompletion))
   .middleware(AdminAuthentication)
@@ -343,6 +367,7 @@ export class GatewayApi extends HttpApi.make("gateway")
   .add(UsersGroup)
   .add(AdminLlmGroup)
   .add(AdminPromptsGroup)
+  .add(AdminApplicationsGroup)
   .add(AdminTemplatingGroup)
   .add(PromptsGroup)
   .add(ConversationsGroup)

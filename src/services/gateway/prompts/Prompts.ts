@@ -8,7 +8,7 @@ import { SqlClient, SqlSchema } from "@effect/sql"
 import { Effect, Option, Schema } from "effect"
 import { Conflict, NotFound } from "../../../schemas/gateway/GatewayErrors.ts"
 import {
-  type ApplicationRef,
+  ApplicationRef,
   AvailablePrompt,
   type DraftCreate,
   Prompt,
@@ -238,13 +238,20 @@ export class Prompts extends Effect.Service<Prompts>()("gateway/Prompts", {
       sql.withTransaction(effect).pipe(Effect.catchTag("SqlError", Effect.die))
 
     /**
-     * The Applications that reference the prompt. Applications do not exist yet: none. The one
-     * place that decides, for DELETE and for GET /usage.
+     * The Applications that reference the prompt: the one place that decides, for DELETE and for
+     * GET /usage. Read here from the applications' tables rather than through their service, which
+     * stands on this one (it checks that the prompts it lists exist).
      */
     const referencingApplications = (
-      _tenantId: string,
-      _promptId: string
-    ): Effect.Effect<ReadonlyArray<ApplicationRef>> => Effect.succeed([])
+      tenantId: string,
+      promptId: string
+    ): Effect.Effect<ReadonlyArray<ApplicationRef>> =>
+      sql<{ id: string; name: string }>`SELECT a.id, a.name FROM application_prompts p
+        JOIN applications a ON a.tenant_id = p.tenant_id AND a.id = p.application_id
+        WHERE p.tenant_id = ${tenantId} AND p.prompt_id = ${promptId} ORDER BY lower(a.name)`.pipe(
+        Effect.map((rows) => rows.map((row) => new ApplicationRef({ id: row.id, name: row.name }))),
+        Effect.orDie
+      )
 
     const usageOf = (tenantId: string, id: string) =>
       Effect.gen(function*() {
@@ -252,7 +259,9 @@ export class Prompts extends Effect.Service<Prompts>()("gateway/Prompts", {
         const applications = yield* referencingApplications(tenantId, id)
         const reasons = [
           ...(row.base ? ["It is a base prompt"] : []),
-          ...applications.map((application) => `It is referenced by the Application '${application.id}'`)
+          ...applications.map((application) =>
+            `It is referenced by the Application '${application.name}' (${application.id})`
+          )
         ]
         return new PromptUsage({ promptId: id, deletable: reasons.length === 0, reasons, applications })
       })

@@ -18,6 +18,7 @@ import annotationsFollowDocuments from "./00013_annotations_follow_documents.ts"
 import ordersQueueOrder from "./00014_orders_queue_order.ts"
 import createProviderDocuments from "./00015_create_provider_documents.ts"
 import createViewerTables from "./00016_create_viewer_tables.ts"
+import createGatewayApplications from "./00017_create_gateway_applications.ts"
 
 export const migrations = Migrator.fromRecord({
   "00001_create_documents": createDocuments,
@@ -35,5 +36,6 @@ export const migrations = Migrator.fromRecord({
   "00013_annotations_follow_documents": annotationsFollowDocuments,
   "00014_orders_queue_order": ordersQueueOrder,
   "00015_create_provider_documents": createProviderDocuments,
-  "00016_create_viewer_tables": createViewerTables
+  "00016_create_viewer_tables": createViewerTables,
+  "00017_create_gateway_applications": createGatewayApplications
 })
