@@ -7,6 +7,7 @@ import { Effect, Layer } from "effect"
 import { ActuatorHttpLive } from "../http/gateway/ActuatorHttp.ts"
 import { AdminActivityHttpLive } from "../http/gateway/AdminActivityHttp.ts"
 import { AdminLlmHttpLive } from "../http/gateway/AdminLlmHttp.ts"
+import { AdminAgentsHttpLive } from "../http/gateway/AgentsHttp.ts"
 import { GatewayApi, gatewayErrorShape } from "../http/gateway/Api.ts"
 import { AdminApplicationsHttpLive } from "../http/gateway/ApplicationsHttp.ts"
 import { AdminAuthenticationLive, documentIdentity, UserAuthenticationLive } from "../http/gateway/Authentication.ts"
@@ -15,6 +16,7 @@ import { AdminPromptsHttpLive, AdminTemplatingHttpLive, PromptsHttpLive } from "
 import { RequestsHttpLive } from "../http/gateway/RequestsHttp.ts"
 import { UsersHttpLive } from "../http/gateway/UsersHttp.ts"
 import { Actuator, LevelFilterLive } from "../services/gateway/actuator/Actuator.ts"
+import { Agents } from "../services/gateway/agents/Agents.ts"
 import { Applications } from "../services/gateway/applications/Applications.ts"
 import { Conversations } from "../services/gateway/conversations/Conversations.ts"
 import { ProviderConfigs } from "../services/gateway/llm/ProviderConfigs.ts"
@@ -41,6 +43,7 @@ export const GatewayServicesLive = Layer.mergeAll(
   Users.Default,
   Prompts.Default,
   Applications.Default,
+  Agents.Default,
   Templates.Default,
   ProviderConfigs.Default,
   Actuator.Default,
@@ -63,6 +66,7 @@ const GatewayRoutesLive = Layer.unwrapEffect(
     AdminLlmHttpLive,
     AdminPromptsHttpLive,
     AdminApplicationsHttpLive,
+    AdminAgentsHttpLive,
     AdminTemplatingHttpLive,
     PromptsHttpLive,
     ConversationsHttpLive,

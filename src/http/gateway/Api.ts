@@ -4,6 +4,7 @@
  */
 import { HttpApi, HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "@effect/platform"
 import { Schema } from "effect"
+import { Agent, AgentCreate, AgentUpdate } from "../../schemas/gateway/Agents.ts"
 import { Application, ApplicationCreate, ApplicationUpdate } from "../../schemas/gateway/Applications.ts"
 import {
   Conversation,
@@ -209,6 +210,21 @@ export class AdminApplicationsGroup extends HttpApiGroup.make("adminApplications
   .prefix("/api/v1/admin/application")
 {}
 
+const agentId = HttpApiSchema.param("id", Schema.String)
+
+/** Agent configurations, run by AGENT nodes of plans (bodies in docs/gateway-applications.md). */
+export class AdminAgentsGroup extends HttpApiGroup.make("adminAgents")
+  .add(HttpApiEndpoint.get("list", "/agent-conf").addSuccess(Schema.Array(Agent)))
+  .add(HttpApiEndpoint.get("get")`/agent-conf/${agentId}`.addSuccess(Agent))
+  .add(HttpApiEndpoint.post("create", "/agent-conf").setPayload(AgentCreate).addSuccess(Agent, { status: 201 }))
+  .add(HttpApiEndpoint.put("update")`/agent-conf/${agentId}`.setPayload(AgentUpdate).addSuccess(Agent))
+  .add(HttpApiEndpoint.del("remove")`/agent-conf/${agentId}`.addSuccess(NoContent))
+  .addError(GatewayErrors.BadRequest)
+  .addError(GatewayErrors.NotFound)
+  .middleware(AdminAuthentication)
+  .prefix("/api/v1/admin/agent")
+{}
+
 export class AdminTemplatingGroup extends HttpApiGroup.make("adminTemplating")
   .add(HttpApiEndpoint.get("completion", "/templating/completion").addSuccess(TemplatingCompletion))
   .middleware(AdminAuthentication)
@@ -368,6 +384,7 @@ export class GatewayApi extends HttpApi.make("gateway")
   .add(AdminLlmGroup)
   .add(AdminPromptsGroup)
   .add(AdminApplicationsGroup)
+  .add(AdminAgentsGroup)
   .add(AdminTemplatingGroup)
   .add(PromptsGroup)
   .add(ConversationsGroup)

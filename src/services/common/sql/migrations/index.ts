@@ -19,6 +19,7 @@ import ordersQueueOrder from "./00014_orders_queue_order.ts"
 import createProviderDocuments from "./00015_create_provider_documents.ts"
 import createViewerTables from "./00016_create_viewer_tables.ts"
 import createGatewayApplications from "./00017_create_gateway_applications.ts"
+import createGatewayAgents from "./00018_create_gateway_agents.ts"
 
 export const migrations = Migrator.fromRecord({
   "00001_create_documents": createDocuments,
@@ -37,5 +38,6 @@ export const migrations = Migrator.fromRecord({
   "00014_orders_queue_order": ordersQueueOrder,
   "00015_create_provider_documents": createProviderDocuments,
   "00016_create_viewer_tables": createViewerTables,
-  "00017_create_gateway_applications": createGatewayApplications
+  "00017_create_gateway_applications": createGatewayApplications,
+  "00018_create_gateway_agents": createGatewayAgents
 })
