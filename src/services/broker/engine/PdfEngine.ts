@@ -34,7 +34,9 @@ export const PdfEngineConfig = Config.all({
   documentWorkTimeout: durationConfig("DOCUMENT_WORK_TIMEOUT", Duration.minutes(10)),
   maxImagePixels: Config.integer("MAX_IMAGE_PIXELS").pipe(Config.withDefault(60_000_000)),
   /** The JavaScript heap of one worker thread: a file that would take more ends that thread only. */
-  workerHeapMb: Config.integer("RENDER_WORKER_HEAP_MB").pipe(Config.withDefault(1024))
+  workerHeapMb: Config.integer("RENDER_WORKER_HEAP_MB").pipe(Config.withDefault(1024)),
+  /** Threads start on demand and end once unused this long (each holds about 60-110 MB). */
+  workerIdle: durationConfig("RENDER_WORKER_IDLE", Duration.seconds(60))
 })
 
 /** The engine's own settings for its threads (WorkerDocuments.ts and PdfiumDocuments.ts read them). */
@@ -74,19 +76,26 @@ export class PdfEngine extends Effect.Service<PdfEngine>()("docstack/PdfEngine",
       Effect.promise(() => buildWorkerBundle(setup.entry)),
       (file) => Effect.sync(() => rmSync(file, { force: true }))
     )
+    let threadsRunning = 0
     const pool = yield* Worker.makePoolSerialized<Schema.TaggedRequest.All>({
-      size: Math.max(1, config.workers),
-      concurrency: Math.max(1, config.concurrencyPerWorker)
+      minSize: 0,
+      maxSize: Math.max(1, config.workers),
+      concurrency: Math.max(1, config.concurrencyPerWorker),
+      timeToLive: config.workerIdle
     }).pipe(
       Effect.provideService(
         Worker.Spawner,
-        () =>
-          new WorkerThread(bundle, {
+        () => {
+          const thread = new WorkerThread(bundle, {
             // The bundle is plain JavaScript: none of the parent's loader flags (tsx's, about 60 MB a thread).
             execArgv: [],
             workerData: setup.settings,
             resourceLimits: { maxOldGenerationSizeMb: config.workerHeapMb }
           })
+          threadsRunning++
+          thread.once("exit", () => threadsRunning--)
+          return thread
+        }
       ),
       Effect.orDie
     )
@@ -149,6 +158,8 @@ export class PdfEngine extends Effect.Service<PdfEngine>()("docstack/PdfEngine",
       timeout: config.timeout,
       /** Requests running or waiting, per request slot of the pool: 1 means every slot is busy. */
       load: Effect.sync(() => inFlight / capacity),
+      /** Worker threads alive now: 0 once all ended after RENDER_WORKER_IDLE unused (the next request starts one). */
+      threadsRunning: Effect.sync(() => threadsRunning),
       /** A request about one page or one lookup: bounded by RENDER_TIMEOUT. */
       run: <R extends Schema.TaggedRequest.All>(request: R): Result<R> => bounded(request, config.timeout),
       /** Whole-document work of an order (transformation outputs, comparisons, text difference): bounded by DOCUMENT_WORK_TIMEOUT. */

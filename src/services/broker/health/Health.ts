@@ -72,7 +72,17 @@ export class Health extends Effect.Service<Health>()("docstack/Health", {
     const states = yield* Ref.make<Record<string, ComponentState>>({})
     const everDown = new Set<Component>()
 
-    const runChecks = Effect.forEach(COMPONENTS, (name) =>
+    // The engine's probes start no worker thread of their own once passed: with none running (all
+    // ended after RENDER_WORKER_IDLE unused) the last result stands, and the next request starts one.
+    const engineComponents: ReadonlySet<Component> = new Set(["document-renderer", "document-text-handler"])
+    const idleEngine = (name: Component) =>
+      engineComponents.has(name)
+        ? Effect.all([Ref.get(states), engine.threadsRunning]).pipe(
+          Effect.map(([s, running]) => running === 0 && s[name]?.serviceStatus === "UP" ? s[name] : undefined)
+        )
+        : Effect.succeed(undefined)
+
+    const check = (name: Component) =>
       checks[name].pipe(
         // A probe waits behind real work in the render queue: only a pool stuck past the render
         // timeout is down, a busy one is not (readiness must not pull a server for being busy).
@@ -91,6 +101,11 @@ export class Health extends Effect.Service<Health>()("docstack/Health", {
         Effect.tap(({ error, name }) =>
           error === undefined ? Effect.void : Effect.logWarning(`Health check of ${name} failed`, error)
         )
+      )
+
+    const runChecks = Effect.forEach(COMPONENTS, (name) =>
+      idleEngine(name).pipe(
+        Effect.flatMap((kept) => kept === undefined ? check(name) : Effect.succeed({ name, state: kept }))
       ), { concurrency: "unbounded" }).pipe(
         Effect.flatMap((results) => Ref.set(states, Object.fromEntries(results.map((r) => [r.name, r.state]))))
       )

@@ -1,0 +1,63 @@
+/**
+ * The engine's worker threads start with the first request that needs one and end once unused for
+ * RENDER_WORKER_IDLE: an idle broker holds none (each is about 60-110 MB), and the next request
+ * starts one again.
+ */
+import { NodeContext } from "@effect/platform-node"
+import { expect, layer } from "@effect/vitest"
+import { ConfigProvider, Effect, Layer } from "effect"
+import { PdfEngine, PdfWorkerSetup } from "../../../src/services/broker/engine/PdfEngine.ts"
+import { RenderPage } from "../../../src/services/broker/pages/PageRequests.ts"
+import { CORPUS } from "../../support/backends.ts"
+import { pngSize } from "../../support/http.ts"
+
+const engineLayer = PdfEngine.Default.pipe(
+  Layer.provide(
+    Layer.succeed(PdfWorkerSetup, {
+      entry: new URL("./trap-worker.ts", import.meta.url),
+      settings: { engine: { openDocuments: 8, openDocumentBytes: 1_100_000 } }
+    })
+  ),
+  Layer.provide(NodeContext.layer),
+  Layer.provide(
+    Layer.setConfigProvider(
+      ConfigProvider.fromMap(new Map([["RENDER_WORKERS", "2"], ["RENDER_WORKER_IDLE", "500 millis"]]))
+    )
+  )
+)
+
+const render = Effect.flatMap(PdfEngine, (engine) =>
+  engine.run(
+    new RenderPage({
+      hash: "tracemonkey.pdf",
+      path: `${CORPUS}pdf/tracemonkey.pdf`,
+      page: 0,
+      width: 200,
+      rotation: 0,
+      filters: [],
+      maxPixels: 60_000_000
+    })
+  ))
+
+// The pool counts idle time on the real clock (no test services in the layer); the test waits on it too.
+layer(engineLayer, { timeout: 60_000, excludeTestServices: true })("the engine's worker threads", (it) => {
+  it.effect("start on demand and end after RENDER_WORKER_IDLE unused", () =>
+    Effect.gen(function*() {
+      const engine = yield* PdfEngine
+      const noneRunning = Effect.gen(function*() {
+        let running = yield* engine.threadsRunning
+        for (let attempt = 0; attempt < 100 && running > 0; attempt++) {
+          yield* Effect.promise(() => new Promise((resolve) => setTimeout(resolve, 100)))
+          running = yield* engine.threadsRunning
+        }
+        return running
+      })
+      // The pool starts one thread with the engine (to report a worker that cannot start): it ends too.
+      expect(yield* noneRunning).toBe(0)
+      expect(pngSize(yield* render).width).toBe(200)
+      expect(yield* engine.threadsRunning).toBe(1)
+      expect(yield* noneRunning).toBe(0)
+      expect(pngSize(yield* render).width).toBe(200)
+      expect(yield* engine.threadsRunning).toBe(1)
+    }))
+})
