@@ -12,6 +12,7 @@ import { GatewayApi, gatewayErrorShape } from "../http/gateway/Api.ts"
 import { AdminApplicationsHttpLive } from "../http/gateway/ApplicationsHttp.ts"
 import { AdminAuthenticationLive, documentIdentity, UserAuthenticationLive } from "../http/gateway/Authentication.ts"
 import { ConversationsHttpLive } from "../http/gateway/ConversationsHttp.ts"
+import { AdminPlansHttpLive } from "../http/gateway/PlansHttp.ts"
 import { AdminPromptsHttpLive, AdminTemplatingHttpLive, PromptsHttpLive } from "../http/gateway/PromptsHttp.ts"
 import { RequestsHttpLive } from "../http/gateway/RequestsHttp.ts"
 import { UsersHttpLive } from "../http/gateway/UsersHttp.ts"
@@ -20,6 +21,7 @@ import { Agents } from "../services/gateway/agents/Agents.ts"
 import { Applications } from "../services/gateway/applications/Applications.ts"
 import { Conversations } from "../services/gateway/conversations/Conversations.ts"
 import { ProviderConfigs } from "../services/gateway/llm/ProviderConfigs.ts"
+import { Plans } from "../services/gateway/plans/Plans.ts"
 import { Prompts } from "../services/gateway/prompts/Prompts.ts"
 import { Templates } from "../services/gateway/prompts/Templates.ts"
 import { RequestRecorder } from "../services/gateway/records/RequestRecorder.ts"
@@ -44,6 +46,7 @@ export const GatewayServicesLive = Layer.mergeAll(
   Prompts.Default,
   Applications.Default,
   Agents.Default,
+  Plans.Default,
   Templates.Default,
   ProviderConfigs.Default,
   Actuator.Default,
@@ -67,6 +70,7 @@ const GatewayRoutesLive = Layer.unwrapEffect(
     AdminPromptsHttpLive,
     AdminApplicationsHttpLive,
     AdminAgentsHttpLive,
+    AdminPlansHttpLive,
     AdminTemplatingHttpLive,
     PromptsHttpLive,
     ConversationsHttpLive,

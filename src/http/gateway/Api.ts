@@ -20,6 +20,7 @@ import {
   ProviderConfigUpdate,
   ProviderConfigView
 } from "../../schemas/gateway/LlmProviders.ts"
+import { Plan, PlanCreate, PlanUpdate } from "../../schemas/gateway/Plans.ts"
 import {
   AvailablePrompt,
   DraftCreate,
@@ -221,8 +222,25 @@ export class AdminAgentsGroup extends HttpApiGroup.make("adminAgents")
   .add(HttpApiEndpoint.del("remove")`/agent-conf/${agentId}`.addSuccess(NoContent))
   .addError(GatewayErrors.BadRequest)
   .addError(GatewayErrors.NotFound)
+  .addError(GatewayErrors.Conflict)
   .middleware(AdminAuthentication)
   .prefix("/api/v1/admin/agent")
+{}
+
+const planId = HttpApiSchema.param("id", Schema.String)
+
+/** Plan definitions, checked whole on every write (the model: docs/gateway-plans.md). */
+export class AdminPlansGroup extends HttpApiGroup.make("adminPlans")
+  .add(HttpApiEndpoint.get("list", "/plans").addSuccess(Schema.Array(Plan)))
+  .add(HttpApiEndpoint.get("get")`/plans/${planId}`.addSuccess(Plan))
+  .add(HttpApiEndpoint.post("create", "/plans").setPayload(PlanCreate).addSuccess(Plan, { status: 201 }))
+  .add(HttpApiEndpoint.put("update")`/plans/${planId}`.setPayload(PlanUpdate).addSuccess(Plan))
+  .add(HttpApiEndpoint.del("remove")`/plans/${planId}`.addSuccess(NoContent))
+  .addError(GatewayErrors.BadRequest)
+  .addError(GatewayErrors.NotFound)
+  .addError(GatewayErrors.Conflict)
+  .middleware(AdminAuthentication)
+  .prefix("/api/v1/admin")
 {}
 
 export class AdminTemplatingGroup extends HttpApiGroup.make("adminTemplating")
@@ -385,6 +403,7 @@ export class GatewayApi extends HttpApi.make("gateway")
   .add(AdminPromptsGroup)
   .add(AdminApplicationsGroup)
   .add(AdminAgentsGroup)
+  .add(AdminPlansGroup)
   .add(AdminTemplatingGroup)
   .add(PromptsGroup)
   .add(ConversationsGroup)

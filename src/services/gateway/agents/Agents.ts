@@ -8,7 +8,7 @@ import { SqlClient, SqlSchema } from "@effect/sql"
 import { Effect, Option, Schema } from "effect"
 import { randomUUID } from "node:crypto"
 import { Agent, type AgentCreate, type AgentUpdate } from "../../../schemas/gateway/Agents.ts"
-import { BadRequest, NotFound } from "../../../schemas/gateway/GatewayErrors.ts"
+import { BadRequest, Conflict, NotFound } from "../../../schemas/gateway/GatewayErrors.ts"
 import { PromptLlm } from "../../../schemas/gateway/Prompts.ts"
 import { isoUtc } from "../../common/sql/Fragments.ts"
 import { sqlJson } from "../../common/sql/StorableText.ts"
@@ -161,8 +161,25 @@ export class Agents extends Effect.Service<Agents>()("gateway/Agents", {
         return yield* load(tenantId, id)
       }),
 
+      /**
+       * 204; 409 while a plan runs it (its AGENT node would name nothing). The plans' references are
+       * read here from their table rather than through their service, which stands on this one.
+       */
       remove: Effect.fn("Agents.remove")(function*(id: string) {
         const tenantId = yield* currentTenant
+        yield* load(tenantId, id)
+        const plans = yield* sql<{ title: string }>`SELECT p.title FROM plan_references r
+          JOIN plans p ON p.tenant_id = r.tenant_id AND p.id = r.plan_id
+          WHERE r.tenant_id = ${tenantId} AND r.kind = 'agent' AND r.ref_id = ${id} ORDER BY lower(p.title)`.pipe(
+          Effect.orDie
+        )
+        if (plans.length > 0) {
+          return yield* new Conflict({
+            message: `Agent configuration '${id}' cannot be deleted: the plans ${
+              plans.map((plan) => `'${plan.title}'`).join(", ")
+            } run it`
+          })
+        }
         const deleted = yield* sql<{ id: string }>`DELETE FROM agents
           WHERE tenant_id = ${tenantId} AND id = ${id} RETURNING id`.pipe(Effect.orDie)
         if (deleted.length === 0) return yield* notFound(id)

@@ -20,6 +20,7 @@ import createProviderDocuments from "./00015_create_provider_documents.ts"
 import createViewerTables from "./00016_create_viewer_tables.ts"
 import createGatewayApplications from "./00017_create_gateway_applications.ts"
 import createGatewayAgents from "./00018_create_gateway_agents.ts"
+import createGatewayPlans from "./00019_create_gateway_plans.ts"
 
 export const migrations = Migrator.fromRecord({
   "00001_create_documents": createDocuments,
@@ -39,5 +40,6 @@ export const migrations = Migrator.fromRecord({
   "00015_create_provider_documents": createProviderDocuments,
   "00016_create_viewer_tables": createViewerTables,
   "00017_create_gateway_applications": createGatewayApplications,
-  "00018_create_gateway_agents": createGatewayAgents
+  "00018_create_gateway_agents": createGatewayAgents,
+  "00019_create_gateway_plans": createGatewayPlans
 })
