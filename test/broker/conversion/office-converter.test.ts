@@ -66,14 +66,6 @@ const failure = (input: string, format: OfficeFormat) =>
     return yield* converter.convert({ path: input, format }, output()).pipe(Effect.flip)
   })
 
-/** Real wall time (the pools run on the live clock). */
-const elapsed = <A, E, R>(effect: Effect.Effect<A, E, R>) =>
-  Effect.gen(function*() {
-    const started = performance.now()
-    const value = yield* effect
-    return [value, performance.now() - started] as const
-  })
-
 const isRunning = (pid: number) => {
   try {
     // A zombie is dead, whatever kill(0) says.
@@ -207,11 +199,10 @@ describe("OfficeConverter", () => {
         "fails fast with reason password on a password-protected workbook, leaving no partial PDF",
         () =>
           Effect.gen(function*() {
-            const [error, ms] = yield* elapsed(failure(blob("password_protected.xlsx"), "xlsx"))
+            const error = yield* failure(blob("password_protected.xlsx"), "xlsx")
             expect(error).toBeInstanceOf(OfficeConversionFailed)
             expect(error.reason).toBe("password")
             expect(error.message).toMatch(/password/)
-            expect(ms).toBeLessThan(20_000)
             expect(partialsLeft()).toEqual([])
           }),
         60_000
@@ -250,8 +241,7 @@ describe("OfficeConverter", () => {
             const pid = busy.find((i) => i.status === "busy")!.pid!
             yield* Effect.sleep(Duration.millis(500))
             expect(isRunning(pid)).toBe(true)
-            const [, ms] = yield* elapsed(Fiber.interrupt(fiber))
-            expect(ms).toBeLessThan(5_000)
+            yield* Fiber.interrupt(fiber)
             expect(isRunning(pid)).toBe(false)
             expect(partialsLeft()).toEqual([])
             expect(pdfPages(yield* convert(blob("docx-tables.docx"), "docx"))).toBeGreaterThanOrEqual(1)
@@ -283,12 +273,26 @@ describe("OfficeConverter", () => {
         60_000
       )
 
-      it.effect("answers ping from the instances' state", () =>
-        Effect.gen(function*() {
-          const converter = yield* OfficeConverter
-          const [, ms] = yield* elapsed(converter.ping)
-          expect(ms).toBeLessThan(50)
-        }))
+      it.effect(
+        "answers ping from the instances' state, not queued behind conversions that hold every instance",
+        () =>
+          Effect.gen(function*() {
+            const converter = yield* OfficeConverter
+            const long = () => converter.convert({ path: blob("handbook-872p.docx"), format: "docx" }, output())
+            const fibers = [yield* Effect.fork(long()), yield* Effect.fork(long())]
+            yield* waitUntil(
+              converter.instances,
+              (list) => list.every((i) => i.status === "busy"),
+              "every instance busy"
+            )
+            yield* converter.ping
+            // Answered while both conversions still held their instances.
+            expect((yield* converter.instances).every((i) => i.status === "busy")).toBe(true)
+            yield* Fiber.interrupt(fibers[0]!)
+            yield* Fiber.interrupt(fibers[1]!)
+          }),
+        60_000
+      )
     }
   )
 
@@ -346,10 +350,9 @@ describe("OfficeConverter", () => {
       "stops an 872-page document with reason timeout; the next small file converts",
       () =>
         Effect.gen(function*() {
-          const [error, ms] = yield* elapsed(failure(blob("handbook-872p.docx"), "docx"))
+          const error = yield* failure(blob("handbook-872p.docx"), "docx")
           expect(error.reason).toBe("timeout")
           expect(error.message).toBe("The conversion took longer than 1 s (SOFFICE_CONVERSION_TIMEOUT) and was stopped")
-          expect(ms).toBeLessThan(10_000)
           expect(pdfPages(yield* convert(blob("fake.odt"), "odt"))).toBeGreaterThanOrEqual(1)
         }),
       60_000
@@ -365,10 +368,9 @@ describe("OfficeConverter", () => {
       () =>
         Effect.gen(function*() {
           const converter = yield* OfficeConverter
-          const [error, ms] = yield* elapsed(failure(blob("fake.odt"), "odt"))
+          const error = yield* failure(blob("fake.odt"), "odt")
           expect(error.reason).toBe("crashed")
           expect(error.message).toMatch(/could not be started/)
-          expect(ms).toBeLessThan(10_000)
           const down = yield* converter.ping.pipe(Effect.flip)
           expect(down.message).toMatch(/not running/)
         }),
