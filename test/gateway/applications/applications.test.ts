@@ -141,5 +141,25 @@ describe("gateway applications", () => {
         expectErrorBody(yield* call(conf, json(b, { name: "w", prompts: ["only-a"] })), 400, "BAD_REQUEST")
         expect((yield* call(`${conf}/${mine.json.id}`, { headers: a })).json.name).toBe("Shared name")
       }))
+
+    it.effect("creates racing for one name: one 201, the others 400, never a 500", () =>
+      Effect.gen(function*() {
+        const base = yield* GatewayUrl
+        const admin = as("racing", "alice")
+        const conf = `${base}/api/v1/admin/application/application-conf`
+        const agents = `${base}/api/v1/admin/agent/agent-conf`
+        const plans = `${base}/api/v1/admin/plans`
+        const race = (url: string, body: object) =>
+          Effect.all(Array.from({ length: 6 }, () => call(url, json(admin, body))), { concurrency: "unbounded" })
+        const bodies: ReadonlyArray<readonly [string, object]> = [
+          [conf, { name: "Same name" }],
+          [agents, { title: "Same title", instructions: "Help." }],
+          [plans, { title: "Same title", nodes: [{ id: "a", type: "LLM", template: "Hello" }] }]
+        ]
+        for (const [url, body] of bodies) {
+          const statuses = (yield* race(url, body)).map((response) => response.status).sort()
+          expect(statuses).toEqual([201, 400, 400, 400, 400, 400])
+        }
+      }))
   })
 })

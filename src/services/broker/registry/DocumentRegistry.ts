@@ -3,9 +3,9 @@
  * about documents.
  */
 import { SqlClient, SqlSchema } from "@effect/sql"
-import type { SqlError } from "@effect/sql/SqlError"
 import { Effect, Option, Schema } from "effect"
 import { DocumentAlreadyExists } from "../../../schemas/broker/Document.ts"
+import { failOnUniqueViolation } from "../../common/sql/Fragments.ts"
 import { sqlJson } from "../../common/sql/StorableText.ts"
 
 export class PageRecord extends Schema.Class<PageRecord>("PageRecord")({
@@ -57,8 +57,6 @@ export interface NewDocument {
   /** Where its rendition is kept when not under the source hash (see Renditions.renditionKey). */
   readonly renditionKey: string | null
 }
-
-const isUniqueViolation = (error: SqlError) => (error.cause as { code?: string } | undefined)?.code === "23505"
 
 export class DocumentRegistry extends Effect.Service<DocumentRegistry>()("docstack/DocumentRegistry", {
   effect: Effect.gen(function*() {
@@ -114,8 +112,7 @@ export class DocumentRegistry extends Effect.Service<DocumentRegistry>()("docsta
           })
         }`.pipe(
           Effect.asVoid,
-          Effect.catchTag("SqlError", (error) =>
-            isUniqueViolation(error) ? Effect.fail(DocumentAlreadyExists.of(doc.id)) : Effect.die(error))
+          failOnUniqueViolation(() => DocumentAlreadyExists.of(doc.id))
         )
       ),
 

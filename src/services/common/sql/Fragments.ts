@@ -2,11 +2,23 @@
  * SQL pieces every service writes the same way.
  */
 import type { SqlClient } from "@effect/sql"
+import type { SqlError } from "@effect/sql/SqlError"
+import { Effect } from "effect"
 import type { Reach } from "../../../schemas/gateway/Tenancy.ts"
 
 /** A timestamp column as ISO 8601 UTC with milliseconds, the form every API answers. */
 export const isoUtc = (sql: SqlClient.SqlClient, column: string) =>
   sql.literal(`to_char(${column} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`)
+
+/** PostgreSQL's (and PGlite's) SQLSTATE for a row a unique index refuses. */
+export const isUniqueViolation = (error: SqlError) => (error.cause as { code?: string } | undefined)?.code === "23505"
+
+/**
+ * A write that a unique index may refuse fails with `clash()` then, any other SQL failure being a
+ * defect: a check before the write cannot see a row another request is writing at that moment.
+ */
+export const failOnUniqueViolation = <E>(clash: () => E) => <A, R>(write: Effect.Effect<A, SqlError, R>) =>
+  Effect.catchTag(write, "SqlError", (error) => isUniqueViolation(error) ? Effect.fail(clash()) : Effect.die(error))
 
 /** One page of a list, in the shape of every paginated answer (docs/gateway-conversations.md). */
 export const pageOf = <A>(content: ReadonlyArray<A>, page: number, size: number, total: number) => ({

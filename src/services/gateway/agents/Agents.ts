@@ -10,7 +10,7 @@ import { randomUUID } from "node:crypto"
 import { Agent, type AgentCreate, type AgentUpdate } from "../../../schemas/gateway/Agents.ts"
 import { BadRequest, Conflict, NotFound } from "../../../schemas/gateway/GatewayErrors.ts"
 import { PromptLlm } from "../../../schemas/gateway/Prompts.ts"
-import { isoUtc } from "../../common/sql/Fragments.ts"
+import { failOnUniqueViolation, isoUtc } from "../../common/sql/Fragments.ts"
 import { sqlJson } from "../../common/sql/StorableText.ts"
 import { Templates } from "../prompts/Templates.ts"
 import { currentTenant } from "../tenancy/CurrentReach.ts"
@@ -106,12 +106,15 @@ export class Agents extends Effect.Service<Agents>()("gateway/Agents", {
       )
 
     /** The checks a stored configuration must pass: its title free (but for `self`), its instructions a template. */
+    const titleTaken = (content: Content) =>
+      new BadRequest({ message: `An agent configuration titled '${content.title}' already exists` })
+
     const validate = (tenantId: string, content: Content, self?: string) =>
       Effect.gen(function*() {
         const clash = yield* sql<{ id: string }>`SELECT id FROM agents
           WHERE tenant_id = ${tenantId} AND lower(title) = lower(${content.title})`.pipe(Effect.orDie)
         if (clash.some((row) => row.id !== self)) {
-          return yield* new BadRequest({ message: `An agent configuration titled '${content.title}' already exists` })
+          return yield* titleTaken(content)
         }
         yield* templates.check(content.instructions).pipe(
           Effect.mapError((error) => new BadRequest({ message: `The agent's instructions: ${error.message}` }))
@@ -145,7 +148,9 @@ export class Agents extends Effect.Service<Agents>()("gateway/Agents", {
         const content = merge(EMPTY, input)
         yield* inTransaction(Effect.gen(function*() {
           yield* validate(tenantId, content)
-          yield* sql`INSERT INTO agents ${sql.insert({ tenantId, id, ...fields(content) })}`.pipe(Effect.orDie)
+          yield* sql`INSERT INTO agents ${sql.insert({ tenantId, id, ...fields(content) })}`.pipe(
+            failOnUniqueViolation(() => titleTaken(content))
+          )
         }))
         return yield* load(tenantId, id)
       }),
@@ -156,7 +161,9 @@ export class Agents extends Effect.Service<Agents>()("gateway/Agents", {
           const content = merge(yield* load(tenantId, id), input)
           yield* validate(tenantId, content, id)
           yield* sql`UPDATE agents SET ${sql.update(fields(content))}, updated_at = now()
-                     WHERE tenant_id = ${tenantId} AND id = ${id}`.pipe(Effect.orDie)
+                     WHERE tenant_id = ${tenantId} AND id = ${id}`.pipe(
+            failOnUniqueViolation(() => titleTaken(content))
+          )
         }))
         return yield* load(tenantId, id)
       }),

@@ -11,7 +11,7 @@ import { randomUUID } from "node:crypto"
 import { Application, type ApplicationCreate, type ApplicationUpdate } from "../../../schemas/gateway/Applications.ts"
 import { BadRequest, NotFound } from "../../../schemas/gateway/GatewayErrors.ts"
 import { PromptLlm } from "../../../schemas/gateway/Prompts.ts"
-import { isoUtc } from "../../common/sql/Fragments.ts"
+import { failOnUniqueViolation, isoUtc } from "../../common/sql/Fragments.ts"
 import { sqlJson } from "../../common/sql/StorableText.ts"
 import { Prompts } from "../prompts/Prompts.ts"
 import { currentTenant } from "../tenancy/CurrentReach.ts"
@@ -117,15 +117,16 @@ export class Applications extends Effect.Service<Applications>()("gateway/Applic
         return applicationOf(row.value, yield* findReferences({ tenantId, id }).pipe(Effect.orDie))
       })
 
+    const nameTaken = (content: Content) =>
+      new BadRequest({ message: `An Application configuration named '${content.name}' already exists` })
+
     /** The checks a stored configuration must pass: its name free (but for `self`), its prompts existing. */
     const validate = (tenantId: string, content: Content, self?: string) =>
       Effect.gen(function*() {
         const clash = yield* sql<{ id: string }>`SELECT id FROM applications
           WHERE tenant_id = ${tenantId} AND lower(name) = lower(${content.name})`.pipe(Effect.orDie)
         if (clash.some((row) => row.id !== self)) {
-          return yield* new BadRequest({
-            message: `An Application configuration named '${content.name}' already exists`
-          })
+          return yield* nameTaken(content)
         }
         for (const promptId of content.prompts) {
           yield* prompts.get(promptId).pipe(
@@ -178,7 +179,9 @@ export class Applications extends Effect.Service<Applications>()("gateway/Applic
         const content = merge(EMPTY, input)
         yield* inTransaction(Effect.gen(function*() {
           yield* validate(tenantId, content)
-          yield* sql`INSERT INTO applications ${sql.insert({ tenantId, id, ...fields(content) })}`.pipe(Effect.orDie)
+          yield* sql`INSERT INTO applications ${sql.insert({ tenantId, id, ...fields(content) })}`.pipe(
+            failOnUniqueViolation(() => nameTaken(content))
+          )
           yield* write(tenantId, id, content)
         }))
         return yield* load(tenantId, id)
@@ -191,7 +194,7 @@ export class Applications extends Effect.Service<Applications>()("gateway/Applic
           const content = merge(current, input)
           yield* validate(tenantId, content, id)
           yield* sql`UPDATE applications SET ${sql.update(fields(content))}, updated_at = now()
-                     WHERE tenant_id = ${tenantId} AND id = ${id}`.pipe(Effect.orDie)
+                     WHERE tenant_id = ${tenantId} AND id = ${id}`.pipe(failOnUniqueViolation(() => nameTaken(content)))
           yield* write(tenantId, id, content)
         }))
         return yield* load(tenantId, id)

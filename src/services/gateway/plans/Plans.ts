@@ -12,7 +12,7 @@ import { randomUUID } from "node:crypto"
 import { BadRequest, Conflict, NotFound } from "../../../schemas/gateway/GatewayErrors.ts"
 import { Plan, type PlanCreate, PlanGraphNode, type PlanUpdate } from "../../../schemas/gateway/Plans.ts"
 import { CurrentPrincipal } from "../../../schemas/gateway/Tenancy.ts"
-import { isoUtc } from "../../common/sql/Fragments.ts"
+import { failOnUniqueViolation, isoUtc } from "../../common/sql/Fragments.ts"
 import { sqlJson } from "../../common/sql/StorableText.ts"
 import { Agents } from "../agents/Agents.ts"
 import { Prompts } from "../prompts/Prompts.ts"
@@ -161,6 +161,9 @@ export class Plans extends Effect.Service<Plans>()("gateway/Plans", {
         return problems
       })
 
+    const titleTaken = (content: Content) =>
+      new BadRequest({ message: `The plan is invalid: a plan titled '${content.title}' already exists` })
+
     const validate = (tenantId: string, content: Content, self: string) =>
       problemsOf(tenantId, content, self).pipe(
         Effect.flatMap((problems) =>
@@ -209,7 +212,9 @@ export class Plans extends Effect.Service<Plans>()("gateway/Plans", {
         const content = merge({ title: "", description: null, nodes: [], output: null }, input)
         yield* inTransaction(Effect.gen(function*() {
           yield* validate(tenantId, content, id)
-          yield* sql`INSERT INTO plans ${sql.insert({ tenantId, id, ...fields(content) })}`.pipe(Effect.orDie)
+          yield* sql`INSERT INTO plans ${sql.insert({ tenantId, id, ...fields(content) })}`.pipe(
+            failOnUniqueViolation(() => titleTaken(content))
+          )
           yield* write(tenantId, id, content)
         }))
         return yield* load(tenantId, id)
@@ -221,7 +226,9 @@ export class Plans extends Effect.Service<Plans>()("gateway/Plans", {
           const content = merge(yield* load(tenantId, id), input)
           yield* validate(tenantId, content, id)
           yield* sql`UPDATE plans SET ${sql.update(fields(content))}, updated_at = now()
-                     WHERE tenant_id = ${tenantId} AND id = ${id}`.pipe(Effect.orDie)
+                     WHERE tenant_id = ${tenantId} AND id = ${id}`.pipe(
+            failOnUniqueViolation(() => titleTaken(content))
+          )
           yield* write(tenantId, id, content)
         }))
         return yield* load(tenantId, id)
