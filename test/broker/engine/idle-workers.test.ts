@@ -3,28 +3,15 @@
  * RENDER_WORKER_IDLE: an idle broker holds none (each is about 60-110 MB), and the next request
  * starts one again.
  */
-import { NodeContext } from "@effect/platform-node"
 import { expect, layer } from "@effect/vitest"
-import { ConfigProvider, Effect, Layer } from "effect"
-import { PdfEngine, PdfWorkerSetup } from "../../../src/services/broker/engine/PdfEngine.ts"
+import { Effect } from "effect"
+import { PdfEngine } from "../../../src/services/broker/engine/PdfEngine.ts"
 import { RenderPage } from "../../../src/services/broker/pages/PageRequests.ts"
 import { CORPUS } from "../../support/backends.ts"
 import { pngSize } from "../../support/http.ts"
+import { trapEngineLayer } from "./trap-engine.ts"
 
-const engineLayer = PdfEngine.Default.pipe(
-  Layer.provide(
-    Layer.succeed(PdfWorkerSetup, {
-      entry: new URL("./trap-worker.ts", import.meta.url),
-      settings: { engine: { openDocuments: 8, openDocumentBytes: 1_100_000 } }
-    })
-  ),
-  Layer.provide(NodeContext.layer),
-  Layer.provide(
-    Layer.setConfigProvider(
-      ConfigProvider.fromMap(new Map([["RENDER_WORKERS", "2"], ["RENDER_WORKER_IDLE", "500 millis"]]))
-    )
-  )
-)
+const engineLayer = trapEngineLayer([["RENDER_WORKERS", "2"], ["RENDER_WORKER_IDLE", "500 millis"]])
 
 const render = Effect.flatMap(PdfEngine, (engine) =>
   engine.run(

@@ -4,34 +4,17 @@
  * only the thread it happened in, files PDFium will not open fail as pdf.js's did (password or
  * damaged), and the documents a thread keeps open are bounded by their bytes.
  */
-import { NodeContext } from "@effect/platform-node"
 import { expect, layer } from "@effect/vitest"
-import { ConfigProvider, Effect, Fiber, Layer } from "effect"
-import { PdfEngine, PdfWorkerSetup } from "../../../src/services/broker/engine/PdfEngine.ts"
+import { Effect, Fiber } from "effect"
+import { PdfEngine } from "../../../src/services/broker/engine/PdfEngine.ts"
 import { RenderPage } from "../../../src/services/broker/pages/PageRequests.ts"
 import { CORPUS } from "../../support/backends.ts"
 import { pngSize } from "../../support/http.ts"
+import { trapEngineLayer } from "./trap-engine.ts"
 import { TrapPdfium } from "./trap-request.ts"
 
-/**
- * Two threads taking one request each, so that a request waiting while one is busy goes to the
- * other; each keeps 1,100,000 bytes of files open in PDFium: tracemonkey.pdf (1,016,315 bytes)
- * fits alone, and any other file of the corpus but the tiniest pushes it out.
- */
-const engineLayer = PdfEngine.Default.pipe(
-  Layer.provide(
-    Layer.succeed(PdfWorkerSetup, {
-      entry: new URL("./trap-worker.ts", import.meta.url),
-      settings: { engine: { openDocuments: 8, openDocumentBytes: 1_100_000 } }
-    })
-  ),
-  Layer.provide(NodeContext.layer),
-  Layer.provide(
-    Layer.setConfigProvider(
-      ConfigProvider.fromMap(new Map([["RENDER_WORKERS", "2"], ["RENDER_CONCURRENCY_PER_WORKER", "1"]]))
-    )
-  )
-)
+/** Two threads taking one request each, so that a request waiting while one is busy goes to the other. */
+const engineLayer = trapEngineLayer([["RENDER_WORKERS", "2"], ["RENDER_CONCURRENCY_PER_WORKER", "1"]])
 
 const render = (file: string, page: number, width: number, maxPixels = 60_000_000) =>
   Effect.flatMap(PdfEngine, (engine) =>

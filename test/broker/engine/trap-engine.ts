@@ -1,0 +1,21 @@
+/**
+ * A real engine pool (PdfEngine) whose threads run trap-worker.ts (the broker's page handlers plus
+ * a request that makes PDFium trap), each keeping 1,100,000 bytes of files open in PDFium:
+ * tracemonkey.pdf (1,016,315 bytes) fits alone, and any other file of the corpus but the tiniest
+ * pushes it out. `config` sets the pool (RENDER_WORKERS and the like).
+ */
+import { NodeContext } from "@effect/platform-node"
+import { ConfigProvider, Layer } from "effect"
+import { PdfEngine, PdfWorkerSetup } from "../../../src/services/broker/engine/PdfEngine.ts"
+
+export const trapEngineLayer = (config: ReadonlyArray<readonly [string, string]>) =>
+  PdfEngine.Default.pipe(
+    Layer.provide(
+      Layer.succeed(PdfWorkerSetup, {
+        entry: new URL("./trap-worker.ts", import.meta.url),
+        settings: { engine: { openDocuments: 8, openDocumentBytes: 1_100_000 } }
+      })
+    ),
+    Layer.provide(NodeContext.layer),
+    Layer.provide(Layer.setConfigProvider(ConfigProvider.fromMap(new Map(config))))
+  )
