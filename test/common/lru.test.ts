@@ -40,6 +40,16 @@ describe("Lru bounded by weight", () => {
     expect(evicted).toEqual([])
   })
 
+  it("a weight capped at the capacity keeps the newest entry alone, pushing the others out (pdf.js documents)", () => {
+    const evicted: Array<number> = []
+    const cache = new Lru<number>(1000, (value) => evicted.push(value), (value) => Math.min(value, 1000))
+    cache.set("small", 400)
+    cache.set("huge", 5000)
+    expect(cache.get("huge")).toBe(5000)
+    expect(cache.get("small")).toBeUndefined()
+    expect(evicted).toEqual([400])
+  })
+
   it("counts entries when no weight is given", () => {
     const cache = new Lru<number>(2)
     cache.set("a", 1)

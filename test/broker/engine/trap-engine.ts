@@ -13,7 +13,7 @@ export const trapEngineLayer = (config: ReadonlyArray<readonly [string, string]>
     Layer.provide(
       Layer.succeed(PdfWorkerSetup, {
         entry: new URL("./trap-worker.ts", import.meta.url),
-        settings: { engine: { openDocuments: 8, openDocumentBytes: 1_100_000 } }
+        settings: { engine: { pdfjsDocumentBytes: 16_000_000, openDocumentBytes: 1_100_000 } }
       })
     ),
     Layer.provide(NodeContext.layer),

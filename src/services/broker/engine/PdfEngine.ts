@@ -24,7 +24,10 @@ export class PdfWorkerSetup extends Context.Tag("docstack/PdfWorkerSetup")<PdfWo
 export const PdfEngineConfig = Config.all({
   workers: Config.integer("RENDER_WORKERS").pipe(Config.withDefault(availableParallelism())),
   concurrencyPerWorker: Config.integer("RENDER_CONCURRENCY_PER_WORKER").pipe(Config.withDefault(2)),
-  openDocumentsPerWorker: Config.integer("OPEN_DOCUMENTS_PER_WORKER").pipe(Config.withDefault(8)),
+  /** Bytes of files each worker keeps parsed in pdf.js, which reads text, outline and annotations (WorkerDocuments.ts). */
+  pdfjsDocumentBytesPerWorker: Config.integer("PDFJS_DOCUMENT_BYTES_PER_WORKER").pipe(
+    Config.withDefault(128 * 1024 * 1024)
+  ),
   /** Bytes of files each worker keeps open in PDFium, which draws page images (PdfiumDocuments.ts). */
   openDocumentBytesPerWorker: Config.integer("OPEN_DOCUMENT_BYTES_PER_WORKER").pipe(
     Config.withDefault(128 * 1024 * 1024)
@@ -42,7 +45,7 @@ export const PdfEngineConfig = Config.all({
 /** The engine's own settings for its threads (WorkerDocuments.ts and PdfiumDocuments.ts read them). */
 export const engineWorkerSettings = PdfEngineConfig.pipe(
   Config.map((config) => ({
-    openDocuments: config.openDocumentsPerWorker,
+    pdfjsDocumentBytes: config.pdfjsDocumentBytesPerWorker,
     openDocumentBytes: config.openDocumentBytesPerWorker
   }))
 )

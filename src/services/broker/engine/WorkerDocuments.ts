@@ -4,6 +4,7 @@
  * feature's worker handlers (`*Worker.ts`) stand on this.
  */
 import { Effect } from "effect"
+import { statSync } from "node:fs"
 import { readFile } from "node:fs/promises"
 import { workerData } from "node:worker_threads"
 import { PDFDocument } from "pdf-lib"
@@ -17,14 +18,25 @@ import { PdfOpenFailed, PdfOperationFailed, type PdfSource } from "./PdfRequest.
 export const workerSettings = <A>(feature: string, fallback: A): A =>
   (workerData?.[feature] as A | undefined) ?? fallback
 
-const { openDocuments: OPEN_DOCUMENTS } = workerSettings("engine", { openDocuments: 8 })
+/** The engine's default (PdfEngine.ts), for a thread started without settings (a test's). */
+const { pdfjsDocumentBytes: DOCUMENT_BYTES } = workerSettings("engine", { pdfjsDocumentBytes: 128 * 1024 * 1024 })
 
-/** How many documents this thread keeps open: a cache keyed by them should hold as many. */
-export const openDocumentCapacity = OPEN_DOCUMENTS
+/** A document parsed by pdf.js (which holds a copy of the file), weighed by its file's bytes. */
+interface OpenPdf {
+  readonly doc: Promise<PDFDocumentProxy>
+  readonly bytes: number
+}
 
-const openDocuments = new Lru<Promise<PDFDocumentProxy>>(OPEN_DOCUMENTS, (doc) => {
-  doc.then((d) => d.destroy()).catch(() => {})
-})
+/**
+ * The documents this thread keeps parsed, within PDFJS_DOCUMENT_BYTES_PER_WORKER bytes of files.
+ * A file larger than that weighs the whole budget: it stays alone, pushing out the others, rather
+ * than being closed under the request that opened it.
+ */
+const openDocuments = new Lru<OpenPdf>(
+  DOCUMENT_BYTES,
+  (open) => open.doc.then((d) => d.destroy()).catch(() => {}),
+  (open) => Math.min(open.bytes, DOCUMENT_BYTES)
+)
 
 const classifyOpenError = (error: unknown) => {
   const name = (error as { name?: string })?.name
@@ -38,17 +50,16 @@ const classifyOpenError = (error: unknown) => {
 export const open = (source: PdfSource) =>
   Effect.tryPromise({
     try: () => {
-      let doc = openDocuments.get(source.hash)
-      if (!doc) {
-        doc = readFile(source.path).then((bytes) =>
-          pdfjs.getDocument({
-            ...pdfjsResources,
-            data: new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.byteLength)
-          }).promise
-        )
-        doc.catch(() => openDocuments.delete(source.hash))
-        openDocuments.set(source.hash, doc)
-      }
+      const kept = openDocuments.get(source.hash)
+      if (kept) return kept.doc
+      const doc = readFile(source.path).then((bytes) =>
+        pdfjs.getDocument({
+          ...pdfjsResources,
+          data: new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.byteLength)
+        }).promise
+      )
+      doc.catch(() => openDocuments.delete(source.hash))
+      openDocuments.set(source.hash, { doc, bytes: statSync(source.path).size })
       return doc
     },
     catch: classifyOpenError
