@@ -12,6 +12,7 @@ import { GatewayApi, gatewayErrorShape } from "../http/gateway/Api.ts"
 import { AdminApplicationsHttpLive } from "../http/gateway/ApplicationsHttp.ts"
 import { AdminAuthenticationLive, documentIdentity, UserAuthenticationLive } from "../http/gateway/Authentication.ts"
 import { ConversationsHttpLive } from "../http/gateway/ConversationsHttp.ts"
+import { AdminPlanExecutionsHttpLive } from "../http/gateway/PlanExecutionsHttp.ts"
 import { AdminPlansHttpLive } from "../http/gateway/PlansHttp.ts"
 import { AdminPromptsHttpLive, AdminTemplatingHttpLive, PromptsHttpLive } from "../http/gateway/PromptsHttp.ts"
 import { RequestsHttpLive } from "../http/gateway/RequestsHttp.ts"
@@ -20,6 +21,10 @@ import { Actuator, LevelFilterLive } from "../services/gateway/actuator/Actuator
 import { Agents } from "../services/gateway/agents/Agents.ts"
 import { Applications } from "../services/gateway/applications/Applications.ts"
 import { Conversations } from "../services/gateway/conversations/Conversations.ts"
+import { ExecutionRunnerLive } from "../services/gateway/executions/ExecutionRunner.ts"
+import { ExecutionStore } from "../services/gateway/executions/ExecutionStore.ts"
+import { NodeWork } from "../services/gateway/executions/NodeWork.ts"
+import { PlanExecutions } from "../services/gateway/executions/PlanExecutions.ts"
 import { ProviderConfigs } from "../services/gateway/llm/ProviderConfigs.ts"
 import { Plans } from "../services/gateway/plans/Plans.ts"
 import { Prompts } from "../services/gateway/prompts/Prompts.ts"
@@ -47,6 +52,9 @@ export const GatewayServicesLive = Layer.mergeAll(
   Applications.Default,
   Agents.Default,
   Plans.Default,
+  PlanExecutions.Default,
+  // Plan executions are taken up and driven in the background, on whichever gateway is free.
+  ExecutionRunnerLive.pipe(Layer.provide([NodeWork.Default, ExecutionStore.Default])),
   Templates.Default,
   ProviderConfigs.Default,
   Actuator.Default,
@@ -71,6 +79,7 @@ const GatewayRoutesLive = Layer.unwrapEffect(
     AdminApplicationsHttpLive,
     AdminAgentsHttpLive,
     AdminPlansHttpLive,
+    AdminPlanExecutionsHttpLive,
     AdminTemplatingHttpLive,
     PromptsHttpLive,
     ConversationsHttpLive,

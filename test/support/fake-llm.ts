@@ -72,6 +72,11 @@ export interface FakeLlm {
   /** Every request received, in order (stays empty when started with `record: false`). */
   readonly requests: ReadonlyArray<RecordedRequest>
   script(script: Partial<FakeScript>): void
+  /**
+   * Answers a request whose body contains `marker` with `script` instead (missing fields take the
+   * defaults), until replaced: one fake serving several questions, each its own answer and pace.
+   */
+  scriptWhen(marker: string, script: Partial<FakeScript>): void
   close(): Promise<void>
 }
 
@@ -396,6 +401,7 @@ export const startFakeLlm = async (options: FakeLlmOptions = {}): Promise<FakeLl
   const recording = options.record !== false
   let current: FakeScript = defaultScript
   let failuresLeft = 0
+  const byMarker = new Map<string, FakeScript>()
 
   const server = createServer(async (req, res) => {
     const receivedAt = performance.now()
@@ -446,7 +452,7 @@ export const startFakeLlm = async (options: FakeLlmOptions = {}): Promise<FakeLl
       return
     }
     try {
-      const script = current
+      const script = [...byMarker].find(([marker]) => text.includes(marker))?.[1] ?? current
       const wait = (record.body?.stream === true ? script.firstChunkDelayMs : script.wholeDelayMs) ?? 0
       const spread = script.delaySpreadMs ? Math.random() * script.delaySpreadMs : 0
       if (wait + spread > 0) {
@@ -473,6 +479,9 @@ export const startFakeLlm = async (options: FakeLlmOptions = {}): Promise<FakeLl
     script(script) {
       current = { ...defaultScript, ...script }
       failuresLeft = current.fail === undefined ? 0 : current.fail.times ?? 1
+    },
+    scriptWhen(marker, script) {
+      byMarker.set(marker, { ...defaultScript, ...script })
     },
     close: () =>
       new Promise<void>((resolve) => {

@@ -20,6 +20,7 @@ import {
   ProviderConfigUpdate,
   ProviderConfigView
 } from "../../schemas/gateway/LlmProviders.ts"
+import { PlanExecution, PlanExecutionSummary, RunPlan } from "../../schemas/gateway/PlanExecutions.ts"
 import { Plan, PlanCreate, PlanUpdate } from "../../schemas/gateway/Plans.ts"
 import {
   AvailablePrompt,
@@ -243,6 +244,56 @@ export class AdminPlansGroup extends HttpApiGroup.make("adminPlans")
   .prefix("/api/v1/admin")
 {}
 
+const executionId = HttpApiSchema.param("id", Schema.String)
+
+/** Runs of plans, durable: pausable, resumable, taken over by another gateway when theirs dies (docs/gateway-plan-executions.md). */
+export class AdminPlanExecutionsGroup extends HttpApiGroup.make("adminPlanExecutions")
+  .add(
+    HttpApiEndpoint.get("list", "/plan-executions").addSuccess(Schema.Array(PlanExecutionSummary)).annotate(
+      OpenApi.Description,
+      "Main executions, newest first; nested ones are listed in their parent's children."
+    )
+  )
+  .add(
+    HttpApiEndpoint.get("get")`/plan-executions/${executionId}`.addSuccess(PlanExecution).annotate(
+      OpenApi.Description,
+      "One execution (main or nested) with every node's state; poll for progress."
+    )
+  )
+  .add(
+    HttpApiEndpoint.post("run", "/plan-executions/run").setPayload(RunPlan).addSuccess(PlanExecution, { status: 202 })
+      .annotate(OpenApi.Description, "Creates the execution RUNNING and starts it; 404 when the plan does not exist.")
+  )
+  .add(
+    HttpApiEndpoint.post("pause")`/plan-executions/${executionId}/pause`.addSuccess(PlanExecution).annotate(
+      OpenApi.Description,
+      "PAUSED at once: running nodes finish (their outputs kept), none starts; 409 unless RUNNING."
+    )
+  )
+  .add(
+    HttpApiEndpoint.post("resume")`/plan-executions/${executionId}/resume`.addSuccess(PlanExecution).annotate(
+      OpenApi.Description,
+      "RUNNING again from the persisted state: finished nodes never run again; 409 unless PAUSED."
+    )
+  )
+  .add(
+    HttpApiEndpoint.post("stop")`/plan-executions/${executionId}/stop`.addSuccess(PlanExecution).annotate(
+      OpenApi.Description,
+      "CANCELLED, with its nested executions; running nodes are interrupted, the finished ones kept; 409 once ended."
+    )
+  )
+  .add(
+    HttpApiEndpoint.del("remove")`/plan-executions/${executionId}`.addSuccess(NoContent).annotate(
+      OpenApi.Description,
+      "Deletes the execution and its nested ones, stopping them if they run."
+    )
+  )
+  .addError(GatewayErrors.NotFound)
+  .addError(GatewayErrors.Conflict)
+  .middleware(AdminAuthentication)
+  .prefix("/api/v1/admin")
+{}
+
 export class AdminTemplatingGroup extends HttpApiGroup.make("adminTemplating")
   .add(HttpApiEndpoint.get("completion", "/templating/completion").addSuccess(TemplatingCompletion))
   .middleware(AdminAuthentication)
@@ -404,6 +455,7 @@ export class GatewayApi extends HttpApi.make("gateway")
   .add(AdminApplicationsGroup)
   .add(AdminAgentsGroup)
   .add(AdminPlansGroup)
+  .add(AdminPlanExecutionsGroup)
   .add(AdminTemplatingGroup)
   .add(PromptsGroup)
   .add(ConversationsGroup)

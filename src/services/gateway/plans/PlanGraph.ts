@@ -61,6 +61,22 @@ const readsOf = (node: PlanGraphNode): ReadonlyArray<string> => {
   return [...new Set([...(node.dependsOn ?? []), ...mentioned, ...fromPaths])]
 }
 
+/**
+ * The nodes each node runs after: those it reads, and the conditions that branch to it (a branch's
+ * node runs after the condition that decides whether it runs). References to nodes the plan does
+ * not have are kept: graphProblems names them.
+ */
+export const runsAfter = (nodes: ReadonlyArray<PlanGraphNode>): ReadonlyMap<string, ReadonlyArray<string>> => {
+  const edges = new Map<string, Array<string>>(nodes.map((node) => [node.id, [...readsOf(node)]]))
+  for (const node of nodes) {
+    if (node.type !== "CONDITION") continue
+    for (const target of [...(node.then ?? []), ...(node.else ?? [])]) {
+      if (target !== node.id) edges.get(target)?.push(node.id)
+    }
+  }
+  return edges
+}
+
 /** The first problem of a path's start, if any. */
 const pathProblem = (node: PlanGraphNode, path: string, inRun: boolean): string | undefined => {
   const [root, id] = path.split(".")
@@ -109,11 +125,9 @@ export const graphProblems = (
     if (ids.has(node.id)) problems.push(`two nodes have the ID '${node.id}'`)
     ids.add(node.id)
   }
-  const edges = new Map<string, Array<string>>(nodes.map((node) => [node.id, []]))
   for (const node of nodes) {
     for (const read of readsOf(node)) {
-      if (ids.has(read)) edges.get(node.id)!.push(read)
-      else problems.push(`node '${node.id}' refers to node '${read}', which the plan does not have`)
+      if (!ids.has(read)) problems.push(`node '${node.id}' refers to node '${read}', which the plan does not have`)
     }
     for (const { inRun, path } of pathsOf(node)) {
       const problem = pathProblem(node, path, inRun)
@@ -126,8 +140,7 @@ export const graphProblems = (
         if (target === node.id) problems.push(`condition '${node.id}' branches to itself`)
         else if (!ids.has(target)) {
           problems.push(`condition '${node.id}' branches to node '${target}', which the plan does not have`)
-        } // A branch's node runs after the condition that decides whether it runs.
-        else edges.get(target)?.push(node.id)
+        }
       }
       for (const both of thenIds.filter((id) => elseIds.includes(id))) {
         problems.push(`condition '${node.id}' has node '${both}' in both branches`)
@@ -137,7 +150,8 @@ export const graphProblems = (
   if (output !== null && output !== undefined && !ids.has(output)) {
     problems.push(`the output node '${output}' is not a node of the plan`)
   }
-  // Edges to missing nodes were left out above, so a cycle here is one between real nodes.
+  // Edges to missing nodes are left out (named above), so a cycle here is one between real nodes.
+  const edges = new Map([...runsAfter(nodes)].map(([id, after]) => [id, after.filter((a) => ids.has(a))]))
   const cycle = findCycle([...ids], edges)
   if (cycle) problems.push(`the nodes form a cycle: ${cycle.join(" → ")} (each runs after the next)`)
   return problems

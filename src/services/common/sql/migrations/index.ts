@@ -21,6 +21,7 @@ import createViewerTables from "./00016_create_viewer_tables.ts"
 import createGatewayApplications from "./00017_create_gateway_applications.ts"
 import createGatewayAgents from "./00018_create_gateway_agents.ts"
 import createGatewayPlans from "./00019_create_gateway_plans.ts"
+import createGatewayPlanExecutions from "./00020_create_gateway_plan_executions.ts"
 
 export const migrations = Migrator.fromRecord({
   "00001_create_documents": createDocuments,
@@ -41,5 +42,6 @@ export const migrations = Migrator.fromRecord({
   "00016_create_viewer_tables": createViewerTables,
   "00017_create_gateway_applications": createGatewayApplications,
   "00018_create_gateway_agents": createGatewayAgents,
-  "00019_create_gateway_plans": createGatewayPlans
+  "00019_create_gateway_plans": createGatewayPlans,
+  "00020_create_gateway_plan_executions": createGatewayPlanExecutions
 })
