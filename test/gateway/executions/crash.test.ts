@@ -146,6 +146,19 @@ const expectContinued = (
     return { execution, child }
   })
 
+/** A gateway on the PostgreSQL of the tests, its execution waiting for the fan-out's second item. */
+const cutOffInFanOut = (settings: Record<string, string>) =>
+  Effect.gen(function*() {
+    const fake = yield* FakeLlmServer.scoped
+    const env = { ...(yield* gatewayEnv({ DATABASE_URL: databaseUrl! })), ...settings }
+    fake.script(QUICK)
+    fake.scriptWhen("ITEM-b", SLOW)
+    const first = yield* startService("gateway", { ...env, DATA_DIR: newDataDir() }, yield* freePort)
+    const id = yield* startExecution(first.base, fake)
+    yield* eventually(() => asked(fake, "ITEM-b") === 1, 20_000, "the second item to ask its LLM")
+    return { env, fake, first, id }
+  })
+
 const kill = (child: { kill: (signal: NodeJS.Signals) => boolean; exitCode: number | null }) =>
   Effect.gen(function*() {
     child.kill("SIGKILL")
@@ -193,13 +206,7 @@ describe("plan executions survive a killed gateway", () => {
     "PostgreSQL: another gateway on the same database takes over once the killed one's lease runs out",
     () =>
       Effect.gen(function*() {
-        const fake = yield* FakeLlmServer.scoped
-        const env = yield* gatewayEnv({ DATABASE_URL: databaseUrl! })
-        fake.script(QUICK)
-        fake.scriptWhen("ITEM-b", SLOW)
-        const first = yield* startService("gateway", { ...env, DATA_DIR: newDataDir() }, yield* freePort)
-        const id = yield* startExecution(first.base, fake)
-        yield* eventually(() => asked(fake, "ITEM-b") === 1, 20_000, "the second item to ask its LLM")
+        const { env, fake, first, id } = yield* cutOffInFanOut({})
         // The other gateway starts while the first holds the execution: it must wait for the lease.
         const other = yield* startService("gateway", { ...env, DATA_DIR: newDataDir() }, yield* freePort)
         fake.scriptWhen("ITEM-b", QUICK)
@@ -218,14 +225,8 @@ describe("plan executions survive a killed gateway", () => {
     "PostgreSQL: a gateway stopped gracefully gives its execution back at once, not after its lease",
     () =>
       Effect.gen(function*() {
-        const fake = yield* FakeLlmServer.scoped
         // A lease far longer than the test: only giving the execution back lets the other gateway take it.
-        const env = { ...(yield* gatewayEnv({ DATABASE_URL: databaseUrl! })), PLAN_EXECUTION_LEASE: "10 minutes" }
-        fake.script(QUICK)
-        fake.scriptWhen("ITEM-b", SLOW)
-        const first = yield* startService("gateway", { ...env, DATA_DIR: newDataDir() }, yield* freePort)
-        const id = yield* startExecution(first.base, fake)
-        yield* eventually(() => asked(fake, "ITEM-b") === 1, 20_000, "the second item to ask its LLM")
+        const { env, fake, first, id } = yield* cutOffInFanOut({ PLAN_EXECUTION_LEASE: "10 minutes" })
         fake.scriptWhen("ITEM-b", QUICK)
         first.child.kill("SIGTERM")
         yield* awaitExit(first.child)

@@ -213,7 +213,9 @@ for (const backend of backends) {
           })
           const id = (yield* run(planId)).json.id as string
           yield* eventually(() => asked(fake, "FIRST").length === 1, 10_000, "the first node to ask its LLM")
-          expectErrorBody(yield* act(id, "resume"), 409, "CONFLICT")
+          const early = yield* act(id, "resume")
+          expectErrorBody(early, 409, "CONFLICT")
+          expect(early.json.message).toContain("cannot resume: it is RUNNING")
           const paused = yield* act(id, "pause")
           expect(paused.status).toBe(200)
           expect(paused.json.state).toBe("PAUSED")

@@ -64,6 +64,15 @@ export interface Place {
   readonly item: number | null
 }
 
+/** The spec's state table: what pause, resume and stop move an execution from, and to. */
+const TRANSITIONS: Readonly<
+  Record<"pause" | "resume" | "stop", { readonly from: ReadonlyArray<ExecutionState>; readonly to: ExecutionState }>
+> = {
+  pause: { from: ["RUNNING"], to: "PAUSED" },
+  resume: { from: ["PAUSED"], to: "RUNNING" },
+  stop: { from: ["RUNNING", "PAUSED"], to: "CANCELLED" }
+}
+
 /** jsonb comes back parsed from PostgreSQL and as text from PGlite; every value kept here is an object, a list or null. */
 const parsed = (value: unknown): unknown => (typeof value === "string" ? JSON.parse(value) : value)
 
@@ -211,17 +220,16 @@ export class ExecutionStore extends Effect.Service<ExecutionStore>()("gateway/Ex
         return ids
       })
 
-    /** A state change asked by a client: the execution moves only from `from`, else 409 (404 when there is none). */
-    const move = (
-      tenantId: string,
-      id: string,
-      from: ReadonlyArray<ExecutionState>,
-      to: ExecutionState,
-      refusal: (state: ExecutionState) => string
-    ) =>
+    /** A state change asked by a client: the execution moves only from the states the spec's table allows, else 409 (404 when there is none). */
+    const move = (tenantId: string, id: string, action: keyof typeof TRANSITIONS) =>
       Effect.gen(function*() {
+        const { from, to } = TRANSITIONS[action]
+        const refused = (state: ExecutionState) =>
+          new Conflict({
+            message: `The execution '${id}' cannot ${action}: it is ${state} (${action} needs ${from.join(" or ")})`
+          })
         const current = yield* row(tenantId, id)
-        if (!from.includes(current.state)) return yield* new Conflict({ message: refusal(current.state) })
+        if (!from.includes(current.state)) return yield* refused(current.state)
         const moved = to === "CANCELLED"
           ? yield* inTransaction(
             sql`SELECT id FROM plan_executions WHERE id = ${id} AND state IN ${sql.in(from)} FOR UPDATE`.pipe(
@@ -231,7 +239,7 @@ export class ExecutionStore extends Effect.Service<ExecutionStore>()("gateway/Ex
           : (yield* run(sql<{ id: string }>`UPDATE plan_executions SET state = ${to}, updated_at = now()
                 WHERE id = ${id} AND state IN ${sql.in(from)} RETURNING id`)).map((r) => r.id)
         // Moved meanwhile by another request: answered as if it had come first.
-        if (moved.length === 0) return yield* new Conflict({ message: refusal((yield* row(tenantId, id)).state) })
+        if (moved.length === 0) return yield* refused((yield* row(tenantId, id)).state)
         yield* Effect.forEach(moved, changed, { discard: true })
       })
 
@@ -317,32 +325,8 @@ export class ExecutionStore extends Effect.Service<ExecutionStore>()("gateway/Ex
           Effect.map((rows) => rows.map((r) => new PlanExecutionSummary(r)))
         ),
 
-      pause: (tenantId: string, id: string) =>
-        move(
-          tenantId,
-          id,
-          ["RUNNING"],
-          "PAUSED",
-          (state) => `Only a RUNNING execution can be paused; '${id}' is ${state}`
-        ),
-
-      resume: (tenantId: string, id: string) =>
-        move(
-          tenantId,
-          id,
-          ["PAUSED"],
-          "RUNNING",
-          (state) => `Only a PAUSED execution can be resumed; '${id}' is ${state}`
-        ),
-
-      stop: (tenantId: string, id: string) =>
-        move(
-          tenantId,
-          id,
-          ["RUNNING", "PAUSED"],
-          "CANCELLED",
-          (state) => `The execution '${id}' has already ended (${state})`
-        ),
+      /** RUNNING to PAUSED, PAUSED to RUNNING, not ended to CANCELLED (with the nested executions under it). */
+      move,
 
       /** Deletes the execution and the nested ones under it; a driver of one of them stops at once here, at its next heartbeat elsewhere. */
       remove: (tenantId: string, id: string) =>

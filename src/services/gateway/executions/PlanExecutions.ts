@@ -18,10 +18,10 @@ export class PlanExecutions extends Effect.Service<PlanExecutions>()("gateway/Pl
     const plans = yield* Plans
 
     /** A client's change of state (409 from the wrong state), answered with the execution as it now is. */
-    const changing = <E>(name: string, change: (tenantId: string, id: string) => Effect.Effect<void, E>) =>
-      Effect.fn(name)(function*(id: string) {
+    const changing = (action: "pause" | "resume" | "stop") =>
+      Effect.fn(`PlanExecutions.${action}`)(function*(id: string) {
         const tenantId = yield* currentTenant
-        yield* change(tenantId, id)
+        yield* store.move(tenantId, id, action)
         return yield* store.view(tenantId, id)
       })
 
@@ -51,11 +51,11 @@ export class PlanExecutions extends Effect.Service<PlanExecutions>()("gateway/Pl
       }),
 
       /** 409 unless RUNNING. */
-      pause: changing("PlanExecutions.pause", store.pause),
+      pause: changing("pause"),
       /** 409 unless PAUSED. */
-      resume: changing("PlanExecutions.resume", store.resume),
+      resume: changing("resume"),
       /** 409 once ended. */
-      stop: changing("PlanExecutions.stop", store.stop),
+      stop: changing("stop"),
 
       remove: Effect.fn("PlanExecutions.remove")(function*(id: string) {
         yield* store.remove(yield* currentTenant, id)
