@@ -200,6 +200,51 @@ describe("plan executions survive a killed gateway", () => {
         }),
       { timeout: 300_000 }
     )
+
+    it.scoped(
+      `${backend.name}: paused with a node still running and killed, it stays PAUSED, the node cut off runs again on resume`,
+      () =>
+        Effect.gen(function*() {
+          const fake = yield* FakeLlmServer.scoped
+          const env = { ...(yield* gatewayEnv(backend.config)), DATA_DIR: newDataDir() }
+          const port = yield* freePort
+          fake.script(QUICK)
+          fake.scriptWhen("ITEM-b", SLOW)
+          const first = yield* startService("gateway", env, port)
+          const id = yield* startExecution(first.base, fake)
+          yield* eventually(() => asked(fake, "ITEM-b") === 1, 20_000, "the second item to ask its LLM")
+          const executions = `${first.base}/api/v1/admin/plan-executions`
+          const paused = (yield* call(`${executions}/${id}/pause`, { method: "POST", headers: admin })).json
+          expect(paused.state).toBe("PAUSED")
+          expect(nodeOf(paused, "fan").state).toBe("RUNNING")
+          yield* kill(first.child)
+
+          fake.scriptWhen("ITEM-b", QUICK)
+          const second = yield* startService("gateway", env, port)
+          const read = () =>
+            call(`${second.base}/api/v1/admin/plan-executions/${id}`, { headers: admin }).pipe(
+              Effect.map((r) => r.json)
+            )
+          let after = yield* read()
+          for (let i = 0; i < 100 && nodeOf(after, "fan").state !== "PENDING"; i++) {
+            yield* sleep(100)
+            after = yield* read()
+          }
+          expect(after.state).toBe("PAUSED")
+          expect(nodeOf(after, "fan")).toMatchObject({ state: "PENDING", itemsDone: 1 })
+          yield* sleep(1_000)
+          expect(asked(fake, "ITEM-b")).toBe(1)
+          expect((yield* read()).state).toBe("PAUSED")
+
+          const resumed = yield* call(`${second.base}/api/v1/admin/plan-executions/${id}/resume`, {
+            method: "POST",
+            headers: admin
+          })
+          expect(resumed.json.state).toBe("RUNNING")
+          yield* expectContinued(second.base, id, fake, ["ITEM-b"])
+        }),
+      { timeout: 300_000 }
+    )
   }
 
   it.scoped.skipIf(!databaseUrl)(

@@ -3,7 +3,8 @@
  * (new ones, resumed ones, and those whose gateway died: their lease ran out) and drives each
  * until it ends or pauses. Any gateway on the same database may take any execution; a gateway
  * stopping gives back what it drives at once, and on the embedded database (one process's alone)
- * whatever a dead process held is free again at start.
+ * whatever a dead process held is free again at start. When idle, it also frees paused
+ * executions whose gateway died while their last nodes ran.
  */
 import { PgClient } from "@effect/sql-pg"
 import { Effect, FiberSet, Layer, Option } from "effect"
@@ -16,7 +17,7 @@ export const ExecutionRunnerLive = Layer.scopedDiscard(Effect.gen(function*() {
   const store = yield* ExecutionStore
   const drive = yield* executionDriver
   const owner = `${hostname()}:${process.pid}:${randomBytes(4).toString("hex")}`
-  if (Option.isNone(yield* Effect.serviceOption(PgClient.PgClient))) yield* store.releaseAbandoned
+  if (Option.isNone(yield* Effect.serviceOption(PgClient.PgClient))) yield* store.expireAll
 
   // Runs after the drivers below are interrupted (finalizers run in reverse order).
   yield* Effect.addFinalizer(() =>
@@ -30,7 +31,10 @@ export const ExecutionRunnerLive = Layer.scopedDiscard(Effect.gen(function*() {
   const takeUp = Effect.gen(function*() {
     while (true) {
       const claimed = yield* store.claim(owner, mainDriven < store.config.perInstance)
-      if (Option.isNone(claimed)) return yield* store.awaitChange("any")
+      if (Option.isNone(claimed)) {
+        yield* store.freeAbandonedPauses
+        return yield* store.awaitChange("any")
+      }
       const execution = claimed.value
       if (execution.isMain) mainDriven++
       yield* FiberSet.run(

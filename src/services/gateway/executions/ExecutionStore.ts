@@ -400,10 +400,23 @@ export class ExecutionStore extends Effect.Service<ExecutionStore>()("gateway/Ex
 
       /**
        * The embedded database is this process's alone: whatever is leased when it starts was
-       * leased by a process that died, free to claim now rather than after the lease.
+       * leased by a process that died, its lease ended now rather than when it runs out.
        */
-      releaseAbandoned: run(sql`UPDATE plan_executions SET lease_owner = NULL, lease_until = NULL
-                                  WHERE lease_owner IS NOT NULL`),
+      expireAll: run(sql`UPDATE plan_executions SET lease_until = now() - interval '1 second'
+                           WHERE lease_owner IS NOT NULL`),
+
+      /**
+       * A PAUSED execution whose gateway died while nodes were still running (they would have
+       * finished): those nodes were cut off, PENDING again to run on resume, and the lease freed.
+       * Otherwise they would show RUNNING for as long as the execution stays paused.
+       */
+      freeAbandonedPauses: inTransaction(Effect.gen(function*() {
+        const abandoned = sql`SELECT id FROM plan_executions
+          WHERE state = 'PAUSED' AND lease_owner IS NOT NULL AND lease_until < now()`
+        yield* sql`UPDATE plan_execution_nodes SET state = 'PENDING'
+                   WHERE state = 'RUNNING' AND execution_id IN (${abandoned})`
+        yield* sql`UPDATE plan_executions SET lease_owner = NULL, lease_until = NULL WHERE id IN (${abandoned})`
+      })),
 
       nodes: (id: string) =>
         run(sql<StoredNode>`SELECT node_id, state, output, attempts FROM plan_execution_nodes
