@@ -197,6 +197,12 @@ for (const backend of backends) {
           for (const action of ["pause", "resume", "stop"] as const) {
             expectErrorBody(yield* act(id, action), 409, "CONFLICT")
           }
+
+          // The OpenAPI description names the endpoints with their statuses.
+          const api = (yield* call(`${base}/v3/api-docs`)).json
+          expect(Object.keys(api.paths["/api/v1/admin/plan-executions/run"].post.responses)).toContain("202")
+          expect(Object.keys(api.paths["/api/v1/admin/plan-executions/{id}/pause"].post.responses)).toContain("409")
+          expect(Object.keys(api.paths["/api/v1/admin/plan-executions/{id}"].delete.responses)).toContain("204")
         }))
 
       it.effect("pause is cooperative: the running node finishes, none starts; resume runs only the rest", () =>
