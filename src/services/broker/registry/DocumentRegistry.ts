@@ -3,8 +3,9 @@
  * about documents.
  */
 import { SqlClient, SqlSchema } from "@effect/sql"
-import { Effect, Option, Schema } from "effect"
+import { Config, Effect, Option, Schema } from "effect"
 import { DocumentAlreadyExists } from "../../../schemas/broker/Document.ts"
+import { Lru } from "../../common/Lru.ts"
 import { failOnUniqueViolation } from "../../common/sql/Fragments.ts"
 import { sqlJson } from "../../common/sql/StorableText.ts"
 
@@ -16,6 +17,8 @@ export class PageRecord extends Schema.Class<PageRecord>("PageRecord")({
 }) {}
 
 const Pages = Schema.Array(PageRecord)
+/** What one page weighs in a page list as JSON, about: `{"width":612,"height":792,"rotation":0,"dpi":72},`. */
+const PAGE_JSON_BYTES = 50
 const Info = Schema.Record({ key: Schema.String, value: Schema.String })
 const JsonInfo = Schema.Union(Info, Schema.parseJson(Info))
 /** jsonb comes back parsed from both drivers; accept text too, for drivers that do not parse it. */
@@ -58,19 +61,64 @@ export interface NewDocument {
   readonly renditionKey: string | null
 }
 
+/** A document's row as read, its rendition's page list still JSON text (decoded once per rendition, see find). */
+class DocumentRow extends Schema.Class<DocumentRow>("DocumentRow")({
+  ...DocumentRecord.fields,
+  renditionPages: Schema.NullOr(Schema.String)
+}) {}
+
+export const DocumentRegistryConfig = Config.all({
+  /**
+   * The page lists of renditions kept decoded, by their size as JSON: every request about a page
+   * reads its document's record, and decoding a list of hundreds of pages each time cost more than
+   * the rest of a cached page image's request.
+   */
+  pageListCacheBytes: Config.integer("RENDITION_PAGE_LIST_CACHE_BYTES").pipe(Config.withDefault(4 * 1024 * 1024))
+})
+
 export class DocumentRegistry extends Effect.Service<DocumentRegistry>()("docstack/DocumentRegistry", {
   effect: Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
+    const config = yield* DocumentRegistryConfig
 
-    const findById = SqlSchema.findOne({
+    const findRow = SqlSchema.findOne({
       Request: Schema.String,
-      Result: DocumentRecord,
+      Result: DocumentRow,
       execute: (id) =>
         sql`SELECT d.id, d.title, d.mime_type, d.format, d.source_hash, d.source_size::float8 AS source_size,
-                   d.registered_pages, r.rendition_hash, r.pages AS rendition_pages, r.info AS rendition_info
+                   d.registered_pages, r.rendition_hash, r.pages::text AS rendition_pages, r.info AS rendition_info
             FROM documents d LEFT JOIN renditions r ON r.source_hash = COALESCE(d.rendition_key, d.source_hash)
             WHERE d.id = ${id}`
     })
+
+    // Keyed by the rendition's hash: its pages are those of the PDF with that hash, so an entry is
+    // never stale, whichever broker wrote the row.
+    const pageLists = new Lru<ReadonlyArray<PageRecord>>(
+      config.pageListCacheBytes,
+      undefined,
+      (pages) => pages.length * PAGE_JSON_BYTES
+    )
+    const decodePages = Schema.decode(Schema.parseJson(Pages))
+    const pagesOfRendition = (hash: string, json: string) => {
+      const known = pageLists.get(hash)
+      return known !== undefined ? Effect.succeed(known) : decodePages(json).pipe(
+        Effect.orDie,
+        Effect.tap((pages) => pageLists.set(hash, pages))
+      )
+    }
+
+    const findById = (id: string) =>
+      findRow(id).pipe(
+        Effect.flatMap(Option.match({
+          onNone: () => Effect.succeedNone,
+          onSome: (row) =>
+            row.renditionHash === null || row.renditionPages === null
+              ? Effect.succeedSome(new DocumentRecord({ ...row, renditionPages: null }, true))
+              : pagesOfRendition(row.renditionHash, row.renditionPages).pipe(
+                Effect.map((pages) => Option.some(new DocumentRecord({ ...row, renditionPages: pages }, true)))
+              )
+        }))
+      )
 
     const findRendition = SqlSchema.findOne({
       Request: Schema.String,
