@@ -146,17 +146,18 @@ const expectContinued = (
     return { execution, child }
   })
 
-/** A gateway on the PostgreSQL of the tests, its execution waiting for the fan-out's second item. */
-const cutOffInFanOut = (settings: Record<string, string>) =>
+/** A gateway on the backend, its execution waiting for the fan-out's second item; `env` and `port` restart it. */
+const cutOffInFanOut = (backend: Readonly<Record<string, string>>, settings: Record<string, string> = {}) =>
   Effect.gen(function*() {
     const fake = yield* FakeLlmServer.scoped
-    const env = { ...(yield* gatewayEnv({ DATABASE_URL: databaseUrl! })), ...settings }
+    const env = { ...(yield* gatewayEnv(backend)), DATA_DIR: newDataDir(), ...settings }
+    const port = yield* freePort
     fake.script(QUICK)
     fake.scriptWhen("ITEM-b", SLOW)
-    const first = yield* startService("gateway", { ...env, DATA_DIR: newDataDir() }, yield* freePort)
+    const first = yield* startService("gateway", env, port)
     const id = yield* startExecution(first.base, fake)
     yield* eventually(() => asked(fake, "ITEM-b") === 1, 20_000, "the second item to ask its LLM")
-    return { env, fake, first, id }
+    return { env, fake, first, id, port }
   })
 
 const kill = (child: { kill: (signal: NodeJS.Signals) => boolean; exitCode: number | null }) =>
@@ -171,14 +172,7 @@ describe("plan executions survive a killed gateway", () => {
       `${backend.name}: killed in a fan-out and again in a nested plan, restarted each time, no finished node runs twice`,
       () =>
         Effect.gen(function*() {
-          const fake = yield* FakeLlmServer.scoped
-          const env = { ...(yield* gatewayEnv(backend.config)), DATA_DIR: newDataDir() }
-          const port = yield* freePort
-          fake.script(QUICK)
-          fake.scriptWhen("ITEM-b", SLOW)
-          const first = yield* startService("gateway", env, port)
-          const id = yield* startExecution(first.base, fake)
-          yield* eventually(() => asked(fake, "ITEM-b") === 1, 20_000, "the second item to ask its LLM")
+          const { env, fake, first, id, port } = yield* cutOffInFanOut(backend.config)
           yield* kill(first.child)
 
           fake.scriptWhen("ITEM-b", QUICK)
@@ -205,14 +199,7 @@ describe("plan executions survive a killed gateway", () => {
       `${backend.name}: paused with a node still running and killed, it stays PAUSED, the node cut off runs again on resume`,
       () =>
         Effect.gen(function*() {
-          const fake = yield* FakeLlmServer.scoped
-          const env = { ...(yield* gatewayEnv(backend.config)), DATA_DIR: newDataDir() }
-          const port = yield* freePort
-          fake.script(QUICK)
-          fake.scriptWhen("ITEM-b", SLOW)
-          const first = yield* startService("gateway", env, port)
-          const id = yield* startExecution(first.base, fake)
-          yield* eventually(() => asked(fake, "ITEM-b") === 1, 20_000, "the second item to ask its LLM")
+          const { env, fake, first, id, port } = yield* cutOffInFanOut(backend.config)
           const executions = `${first.base}/api/v1/admin/plan-executions`
           const paused = (yield* call(`${executions}/${id}/pause`, { method: "POST", headers: admin })).json
           expect(paused.state).toBe("PAUSED")
@@ -251,7 +238,7 @@ describe("plan executions survive a killed gateway", () => {
     "PostgreSQL: another gateway on the same database takes over once the killed one's lease runs out",
     () =>
       Effect.gen(function*() {
-        const { env, fake, first, id } = yield* cutOffInFanOut({})
+        const { env, fake, first, id } = yield* cutOffInFanOut({ DATABASE_URL: databaseUrl! })
         // The other gateway starts while the first holds the execution: it must wait for the lease.
         const other = yield* startService("gateway", { ...env, DATA_DIR: newDataDir() }, yield* freePort)
         fake.scriptWhen("ITEM-b", QUICK)
@@ -271,7 +258,9 @@ describe("plan executions survive a killed gateway", () => {
     () =>
       Effect.gen(function*() {
         // A lease far longer than the test: only giving the execution back lets the other gateway take it.
-        const { env, fake, first, id } = yield* cutOffInFanOut({ PLAN_EXECUTION_LEASE: "10 minutes" })
+        const { env, fake, first, id } = yield* cutOffInFanOut({ DATABASE_URL: databaseUrl! }, {
+          PLAN_EXECUTION_LEASE: "10 minutes"
+        })
         fake.scriptWhen("ITEM-b", QUICK)
         first.child.kill("SIGTERM")
         yield* awaitExit(first.child)
