@@ -16,6 +16,8 @@ import { AdminPlanExecutionsHttpLive } from "../http/gateway/PlanExecutionsHttp.
 import { AdminPlansHttpLive } from "../http/gateway/PlansHttp.ts"
 import { AdminPromptsHttpLive, AdminTemplatingHttpLive, PromptsHttpLive } from "../http/gateway/PromptsHttp.ts"
 import { RequestsHttpLive } from "../http/gateway/RequestsHttp.ts"
+import { AdminScriptsHttpLive, ScriptsHttpLive } from "../http/gateway/ScriptsHttp.ts"
+import { TempFilesHttpLive } from "../http/gateway/TempFilesHttp.ts"
 import { UsersHttpLive } from "../http/gateway/UsersHttp.ts"
 import { Actuator, LevelFilterLive } from "../services/gateway/actuator/Actuator.ts"
 import { Agents } from "../services/gateway/agents/Agents.ts"
@@ -31,8 +33,10 @@ import { Prompts } from "../services/gateway/prompts/Prompts.ts"
 import { Templates } from "../services/gateway/prompts/Templates.ts"
 import { RequestRecorder } from "../services/gateway/records/RequestRecorder.ts"
 import { Requests } from "../services/gateway/requests/Requests.ts"
+import { Scripts } from "../services/gateway/scripts/Scripts.ts"
 import { Statistics } from "../services/gateway/statistics/Statistics.ts"
 import { Users } from "../services/gateway/statistics/Users.ts"
+import { TempFiles } from "../services/gateway/tempfiles/TempFiles.ts"
 import { Tenancy, TenancyConfig } from "../services/gateway/tenancy/Tenancy.ts"
 import { listen } from "./Listen.ts"
 import { servedApi } from "./ServedApi.ts"
@@ -55,6 +59,9 @@ export const GatewayServicesLive = Layer.mergeAll(
   PlanExecutions.Default,
   // Plan executions are taken up and driven in the background, on whichever gateway is free.
   ExecutionRunnerLive.pipe(Layer.provide([NodeWork.Default, ExecutionStore.Default])),
+  Scripts.Default,
+  // Tools keep the files they produce here; expired ones are swept in the background.
+  TempFiles.Default,
   Templates.Default,
   ProviderConfigs.Default,
   Actuator.Default,
@@ -80,11 +87,14 @@ const GatewayRoutesLive = Layer.unwrapEffect(
     AdminAgentsHttpLive,
     AdminPlansHttpLive,
     AdminPlanExecutionsHttpLive,
+    AdminScriptsHttpLive,
     AdminTemplatingHttpLive,
     PromptsHttpLive,
     ConversationsHttpLive,
     RequestsHttpLive,
-    AdminActivityHttpLive
+    AdminActivityHttpLive,
+    ScriptsHttpLive,
+    TempFilesHttpLive
   ])
 )
 

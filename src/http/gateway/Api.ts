@@ -38,6 +38,7 @@ import {
   VersionUpdate
 } from "../../schemas/gateway/Prompts.ts"
 import { LlmRequest, RequestBody, RequestQuery, RetryBody } from "../../schemas/gateway/Requests.ts"
+import { Script, ScriptCreate, ScriptDraftUpdate, ScriptSummary } from "../../schemas/gateway/Scripts.ts"
 import {
   FeatureAdoption,
   GlobalStatistics,
@@ -294,6 +295,94 @@ export class AdminPlanExecutionsGroup extends HttpApiGroup.make("adminPlanExecut
   .prefix("/api/v1/admin")
 {}
 
+const scriptId = HttpApiSchema.param("id", Schema.String)
+
+/** Scripts: a draft, its scan, publishing (states and choices in docs/gateway-scripts.md). */
+export class AdminScriptsGroup extends HttpApiGroup.make("adminScripts")
+  .add(HttpApiEndpoint.get("list", "/scripts").addSuccess(Schema.Array(ScriptSummary)))
+  .add(HttpApiEndpoint.get("get")`/scripts/${scriptId}`.addSuccess(Script))
+  .add(
+    HttpApiEndpoint.post("create", "/scripts").setPayload(ScriptCreate).addSuccess(Script, { status: 201 }).annotate(
+      OpenApi.Description,
+      "Creates a script with its name only: no draft, never deployed; 409 when the tenant has the name (whatever its case)."
+    )
+  )
+  .add(
+    HttpApiEndpoint.put("update")`/scripts/${scriptId}`.setPayload(ScriptDraftUpdate).addSuccess(Script).annotate(
+      OpenApi.Description,
+      "Sets the draft; the last scan (of the earlier draft) is cleared."
+    )
+  )
+  .add(
+    HttpApiEndpoint.post("scan")`/scripts/${scriptId}/scan`
+      .addSuccess(Script)
+      .addError(GatewayErrors.ScanConfigurationError)
+      .annotate(
+        OpenApi.Description,
+        "Scans the draft (static pre-screen, then the model of SCRIPT_SCAN_PROVIDER) and keeps the outcome with it: CERTIFIED, REJECTED or INCONCLUSIVE; 409 without a draft, 422 when no model is configured."
+      )
+  )
+  .add(
+    HttpApiEndpoint.post("publish")`/scripts/${scriptId}/publish`.addSuccess(Script).annotate(
+      OpenApi.Description,
+      "Deploys the draft its last scan certified; the draft is then gone. 409 without a draft or when it is not certified."
+    )
+  )
+  .add(
+    HttpApiEndpoint.post("forcePublish")`/scripts/${scriptId}/force-publish`.addSuccess(Script).annotate(
+      OpenApi.Description,
+      "Deploys the draft without a scan (deployedCertified false); 409 without a draft."
+    )
+  )
+  .add(HttpApiEndpoint.del("discardDraft")`/scripts/${scriptId}/draft`.addSuccess(NoContent))
+  .add(HttpApiEndpoint.del("remove")`/scripts/${scriptId}`.addSuccess(NoContent))
+  .addError(GatewayErrors.BadRequest)
+  .addError(GatewayErrors.NotFound)
+  .addError(GatewayErrors.Conflict)
+  .middleware(AdminAuthentication)
+  .prefix("/api/v1/admin")
+{}
+
+const JavaScript = HttpApiSchema.Text({ contentType: "application/javascript" })
+
+/** Scripts as pages load them. */
+export class ScriptsGroup extends HttpApiGroup.make("scripts")
+  .add(
+    HttpApiEndpoint.get("deployed")`/scripts/${scriptId}`
+      .setHeaders(Schema.Struct({ "if-none-match": Schema.optional(Schema.String) }))
+      .addSuccess(JavaScript)
+      .addSuccess(HttpApiSchema.Empty(304))
+      .addError(GatewayErrors.Unauthorized)
+      .annotate(
+        OpenApi.Description,
+        "The deployed content with its ETag, revalidated on every use (Cache-Control: no-cache); 304 when If-None-Match names it, 401 while never deployed."
+      )
+  )
+  .add(
+    HttpApiEndpoint.get("draft")`/scripts/${scriptId}/draft`.addSuccess(JavaScript).annotate(
+      OpenApi.Description,
+      "The draft, for a preview (never cached); 404 when there is none."
+    )
+  )
+  .addError(GatewayErrors.NotFound)
+  .middleware(UserAuthentication)
+  .prefix("/api/v1")
+{}
+
+/** Files tools and agent runs produce, for their tenant, until they expire (docs/gateway-temp-files.md). */
+export class TempFilesGroup extends HttpApiGroup.make("tempFiles")
+  .add(
+    HttpApiEndpoint.get("download")`/temp-files/${HttpApiSchema.param("fileKey", Schema.String)}`
+      .addSuccess(HttpApiSchema.Uint8Array())
+      .addError(GatewayErrors.FileNotFound)
+      .annotate(
+        OpenApi.Description,
+        "The file's bytes with the type it was stored with; 404 when the key is unknown, another tenant's or expired."
+      )
+  )
+  .middleware(UserAuthentication)
+{}
+
 export class AdminTemplatingGroup extends HttpApiGroup.make("adminTemplating")
   .add(HttpApiEndpoint.get("completion", "/templating/completion").addSuccess(TemplatingCompletion))
   .middleware(AdminAuthentication)
@@ -456,11 +545,14 @@ export class GatewayApi extends HttpApi.make("gateway")
   .add(AdminAgentsGroup)
   .add(AdminPlansGroup)
   .add(AdminPlanExecutionsGroup)
+  .add(AdminScriptsGroup)
   .add(AdminTemplatingGroup)
   .add(PromptsGroup)
   .add(ConversationsGroup)
   .add(RequestsGroup)
   .add(AdminActivityGroup)
+  .add(ScriptsGroup)
+  .add(TempFilesGroup)
   .addError(GatewayErrors.BadRequest)
   .addError(GatewayErrors.InternalError)
   .annotate(OpenApi.Title, "AI gateway")

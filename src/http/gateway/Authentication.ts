@@ -59,7 +59,7 @@ type IdentityConfig = Pick<
 
 /**
  * The OpenAPI description of how callers identify themselves (trusted headers by their configured
- * names, or a bearer token), on every /api operation: the explorer then asks for them and sends them.
+ * names, or a bearer token), on every /api and /temp-files operation: the explorer then asks for them and sends them.
  */
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- the shape OpenApi.Transform takes and gives
 export const documentIdentity = (config: IdentityConfig) => (spec: Record<string, any>): Record<string, any> => {
@@ -86,7 +86,7 @@ export const documentIdentity = (config: IdentityConfig) => (spec: Record<string
   const paths = Object.fromEntries(
     Object.entries(spec.paths ?? {}).map(([path, operations]) => [
       path,
-      path.startsWith("/api/")
+      path.startsWith("/api/") || path.startsWith("/temp-files/")
         ? Object.fromEntries(
           Object.entries(operations as Record<string, object>).map((
             [method, operation]

@@ -12,12 +12,16 @@ export class LlmBadRequest extends Schema.TaggedError<LlmBadRequest>()("LLM_BAD_
 export class Unauthorized extends Schema.TaggedError<Unauthorized>()("UNAUTHORIZED", { message: Schema.String }) {}
 export class Forbidden extends Schema.TaggedError<Forbidden>()("FORBIDDEN", { message: Schema.String }) {}
 export class NotFound extends Schema.TaggedError<NotFound>()("NOT_FOUND", { message: Schema.String }) {}
+export class FileNotFound extends Schema.TaggedError<FileNotFound>()("FILE_NOT_FOUND", { message: Schema.String }) {}
 export class LlmProviderNotFound
   extends Schema.TaggedError<LlmProviderNotFound>()("LLM_PROVIDER_NOT_FOUND", { message: Schema.String })
 {}
 export class Conflict extends Schema.TaggedError<Conflict>()("CONFLICT", { message: Schema.String }) {}
 export class LlmCapabilityError
   extends Schema.TaggedError<LlmCapabilityError>()("LLM_CAPABILITY_ERROR", { message: Schema.String })
+{}
+export class ScanConfigurationError
+  extends Schema.TaggedError<ScanConfigurationError>()("SCAN_CONFIGURATION_ERROR", { message: Schema.String })
 {}
 export class InternalError extends Schema.TaggedError<InternalError>()("INTERNAL_ERROR", { message: Schema.String }) {}
 
@@ -50,8 +54,10 @@ export const GatewayErrors = {
   Unauthorized: onTheWire(Unauthorized, 401),
   Forbidden: onTheWire(Forbidden, 403),
   NotFound: onTheWire(NotFound, 404),
+  FileNotFound: onTheWire(FileNotFound, 404),
   LlmProviderNotFound: onTheWire(LlmProviderNotFound, 404),
   Conflict: onTheWire(Conflict, 409),
   LlmCapabilityError: onTheWire(LlmCapabilityError, 422),
+  ScanConfigurationError: onTheWire(ScanConfigurationError, 422),
   InternalError: onTheWire(InternalError, 500)
 } as const

@@ -1,9 +1,9 @@
 /**
  * SQL pieces every service writes the same way.
  */
-import type { SqlClient } from "@effect/sql"
+import { type SqlClient, SqlSchema, type Statement } from "@effect/sql"
 import type { SqlError } from "@effect/sql/SqlError"
-import { Effect } from "effect"
+import { Effect, Option, Schema } from "effect"
 import type { Reach } from "../../../schemas/gateway/Tenancy.ts"
 
 /** A timestamp column as ISO 8601 UTC with milliseconds, the form every API answers. */
@@ -34,3 +34,37 @@ export const reachFilter = (sql: SqlClient.SqlClient, reach: Reach) =>
   reach.userId === undefined
     ? sql`tenant_id = ${reach.tenantId}`
     : sql`tenant_id = ${reach.tenantId} AND user_id = ${reach.userId}`
+
+/**
+ * A tenant's records in `table` (keyed by `tenant_id` and `id`), read as `Row`: all of them in
+ * `orderBy`'s order, and one by ID, failing with `notFound(id)` when the tenant has none such.
+ */
+export const tenantRecords = <A, I, E>(sql: SqlClient.SqlClient, options: {
+  readonly table: string
+  readonly columns: Statement.Fragment
+  readonly Row: Schema.Schema<A, I>
+  readonly orderBy: string
+  readonly notFound: (id: string) => E
+}) => {
+  const { columns, Row, table } = options
+  const findAll = SqlSchema.findAll({
+    Request: Schema.String,
+    Result: Row,
+    execute: (tenantId) =>
+      sql`SELECT ${columns} FROM ${sql(table)} WHERE tenant_id = ${tenantId} ORDER BY ${sql.literal(options.orderBy)}`
+  })
+  const findOne = SqlSchema.findOne({
+    Request: Schema.Struct({ tenantId: Schema.String, id: Schema.String }),
+    Result: Row,
+    execute: ({ id, tenantId }) =>
+      sql`SELECT ${columns} FROM ${sql(table)} WHERE tenant_id = ${tenantId} AND id = ${id}`
+  })
+  return {
+    all: (tenantId: string) => findAll(tenantId).pipe(Effect.orDie),
+    load: (tenantId: string, id: string): Effect.Effect<A, E> =>
+      findOne({ tenantId, id }).pipe(
+        Effect.orDie,
+        Effect.flatMap(Option.match({ onNone: () => Effect.fail(options.notFound(id)), onSome: Effect.succeed }))
+      )
+  }
+}

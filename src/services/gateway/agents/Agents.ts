@@ -4,13 +4,13 @@
  * tenant whatever its case (BAD_REQUEST otherwise, as the spec says); the instructions are a
  * template, checked on every write as prompt templates are.
  */
-import { SqlClient, SqlSchema } from "@effect/sql"
-import { Effect, Option, Schema } from "effect"
+import { SqlClient } from "@effect/sql"
+import { Effect, Schema } from "effect"
 import { randomUUID } from "node:crypto"
 import { Agent, type AgentCreate, type AgentUpdate } from "../../../schemas/gateway/Agents.ts"
 import { BadRequest, Conflict, NotFound } from "../../../schemas/gateway/GatewayErrors.ts"
 import { PromptLlm } from "../../../schemas/gateway/Prompts.ts"
-import { failOnUniqueViolation, isoUtc } from "../../common/sql/Fragments.ts"
+import { failOnUniqueViolation, isoUtc, tenantRecords } from "../../common/sql/Fragments.ts"
 import { sqlJson } from "../../common/sql/StorableText.ts"
 import { Templates } from "../prompts/Templates.ts"
 import { currentTenant } from "../tenancy/CurrentReach.ts"
@@ -86,24 +86,14 @@ export class Agents extends Effect.Service<Agents>()("gateway/Agents", {
     const columns = sql`id, title, description, instructions, llm, tools, max_tool_cycles,
       ${isoUtc(sql, "created_at")} AS created_at, ${isoUtc(sql, "updated_at")} AS updated_at`
 
-    const findAll = SqlSchema.findAll({
-      Request: Schema.String,
-      Result: AgentRow,
-      execute: (tenantId) => sql`SELECT ${columns} FROM agents WHERE tenant_id = ${tenantId} ORDER BY lower(title)`
+    const records = tenantRecords(sql, {
+      table: "agents",
+      columns,
+      Row: AgentRow,
+      orderBy: "lower(title)",
+      notFound
     })
-    const findOne = SqlSchema.findOne({
-      Request: Schema.Struct({ tenantId: Schema.String, id: Schema.String }),
-      Result: AgentRow,
-      execute: ({ id, tenantId }) => sql`SELECT ${columns} FROM agents WHERE tenant_id = ${tenantId} AND id = ${id}`
-    })
-
-    const load = (tenantId: string, id: string) =>
-      findOne({ tenantId, id }).pipe(
-        Effect.orDie,
-        Effect.flatMap(
-          Option.match({ onNone: () => Effect.fail(notFound(id)), onSome: (row) => Effect.succeed(agentOf(row)) })
-        )
-      )
+    const load = (tenantId: string, id: string) => records.load(tenantId, id).pipe(Effect.map(agentOf))
 
     /** The checks a stored configuration must pass: its title free (but for `self`), its instructions a template. */
     const titleTaken = (content: Content) =>
@@ -135,7 +125,7 @@ export class Agents extends Effect.Service<Agents>()("gateway/Agents", {
 
     return {
       list: Effect.fn("Agents.list")(function*() {
-        return (yield* findAll(yield* currentTenant).pipe(Effect.orDie)).map(agentOf)
+        return (yield* records.all(yield* currentTenant)).map(agentOf)
       }),
 
       get: Effect.fn("Agents.get")(function*(id: string) {
