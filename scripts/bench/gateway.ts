@@ -22,7 +22,13 @@
  *     conversation (the 9 follow-ups carry `?conversationId=` and are sent with the history);
  *  3. capacity: the fake answering at once, 50 clients as fast as they are answered: requests a
  *     second and CPU per request, directly and through the gateway (at saturation the latency is
- *     queueing: 50 × the time per request).
+ *     queueing: 50 × the time per request);
+ *  4. side by side with a dedicated gateway: Portkey's (`@portkey-ai/gateway`, gateway/portkey.ts,
+ *     a process of its own started once for the section) in front of the same fake, whole answers
+ *     at 50 clients next to run 1, and at SIDE_BY_SIDE_CLIENTS (20) clients directly, through
+ *     Portkey and through ours one after another; its added latency is measured as ours is, and
+ *     the targets are ours ≤ 1.0× Portkey's added p50 and p99. Portkey records nothing and knows
+ *     no tenant: what it adds is a proxy's bare cost, ours includes tenancy and persistence.
  * Every answer is checked (status, the whole text, `done`), so an error is never a fast sample.
  * Also the gateway's CPU time per request and its peak RSS.
  *
@@ -36,12 +42,14 @@ import { join } from "node:path"
 import type { FakeScript } from "../../test/support/fake-llm.ts"
 import { startFake } from "./gateway/fake-llm.ts"
 import { closedLoop, type Latencies, type Send } from "./gateway/load.ts"
+import { startPortkey } from "./gateway/portkey.ts"
 import {
   type BackendResult,
   type Comparison,
   type GatewayBenchResults,
   renderGatewayMarkdown,
-  type Run
+  type Run,
+  type SideBySide
 } from "./gateway/report.ts"
 import { fail, PRINCIPAL, requests, TEXT, TURNS } from "./gateway/requests.ts"
 import { processCpuMs, processMemory } from "./lib/proc.ts"
@@ -76,6 +84,10 @@ const MODEL_PACE: Partial<FakeScript> = {
 const AT_ONCE: Partial<FakeScript> = { text: TEXT, chunks: 5, delayMs: 0, usage: USAGE }
 /** The clients start spread over the mean wait of the model, as independent users arrive. */
 const RAMP_MS = 500
+/** Clients of the side-by-side run with Portkey besides BENCH_GATEWAY_CONCURRENCY: the load issue 20 measured it at. */
+const SIDE_BY_SIDE_CLIENTS = 20
+/** Ours may add at most this many times Portkey's added p50 and p99. */
+const PORTKEY_RATIO_TARGET = 1.0
 
 /** How many times the target a figure is: whole numbers from 10× on. */
 const times = (figure: number, target: number) => {
@@ -88,6 +100,13 @@ const minus = (a: Latencies, b: Latencies): Comparison => ({
   p90: a.p90 - b.p90,
   p99: a.p99 - b.p99,
   max: a.max - b.max
+})
+
+/** What Portkey and ours each added over the direct calls of the same load. */
+const sideBySideOf = (clients: number, direct: Run, portkey: Run, ours: Run): SideBySide => ({
+  clients,
+  portkey: minus(portkey.between!.whole, direct.between!.whole),
+  ours: minus(ours.between!.whole, direct.between!.whole)
 })
 
 const psql = (url: string, statement: string) =>
@@ -112,6 +131,11 @@ export const runGatewayBench = async (options: GatewayBenchOptions): Promise<Gat
   const quietWaits: Array<QuietWait> = []
   const fake = await startFake(join(options.tmp, "fake-llm.log"))
   log(`fake LLM on ${fake.url} (pid ${fake.pid})`)
+  const portkey = await startPortkey(join(options.tmp, "portkey.log")).catch(async (error: unknown) => {
+    await fake.stop()
+    throw error
+  })
+  log(`Portkey on ${portkey.baseUrl} (pid ${portkey.pid}), ready in ${Math.round(portkey.startupMs)} ms`)
 
   const measureBackend = async (
     backend: BackendResult["backend"],
@@ -127,11 +151,13 @@ export const runGatewayBench = async (options: GatewayBenchOptions): Promise<Gat
         ? {}
         : { nodeArgs: ["--cpu-prof", `--cpu-prof-dir=${join(options.profileDir, backend)}`] })
     })
-    const load = requests(fake.url, gateway.baseUrl, concurrency)
-    const loop = (send: Send, runSeconds: number) => closedLoop(concurrency, runSeconds, send, RAMP_MS)
+    const load = requests(fake.url, gateway.baseUrl, portkey.baseUrl, concurrency)
+    const loop = (send: Send, runSeconds: number, clients = concurrency) =>
+      closedLoop(clients, runSeconds, send, RAMP_MS)
     let stopped = false
     try {
       gateway.sampler.countAsBench(fake.pid)
+      gateway.sampler.countAsBench(portkey.pid)
       const serverPid = gateway.serverPid() ?? -1
       const ready = processMemory(serverPid)
       log(`${label}: gateway ready in ${Math.round(gateway.startupMs)} ms; RSS ${mib(ready?.rssKiB ?? Number.NaN)}`)
@@ -159,7 +185,9 @@ export const runGatewayBench = async (options: GatewayBenchOptions): Promise<Gat
         "gateway non-streamed": load.gateway.whole,
         "direct streamed": load.direct.stream,
         "gateway streamed": load.gateway.stream,
-        "gateway conversations": load.gateway.conversation
+        "gateway conversations": load.gateway.conversation,
+        // Last: between two of the gateway's, it could leave its sockets idle for about the server's 5 s keep-alive, and a reused one be reset.
+        "Portkey non-streamed": load.portkey.whole
       }
       for (const [name, send] of Object.entries(warmUps)) {
         const warm = await loop(send, warmUpSeconds)
@@ -180,11 +208,19 @@ export const runGatewayBench = async (options: GatewayBenchOptions): Promise<Gat
       await fake.timings()
 
       const runs: Array<Run> = []
-      const measure = async (name: string, target: Run["target"], send: Send, timed: boolean) => {
+      const measure = async (
+        name: string,
+        target: Run["target"],
+        send: Send,
+        timed: boolean,
+        clients = concurrency
+      ) => {
         const phase = `${name} (${target})`
+        // The CPU of the gateway the requests go through: Portkey's for its runs.
+        const proxyPid = target === "portkey" ? portkey.pid : serverPid
         gateway.sampler.setPhase(phase)
-        const before = { gateway: processCpuMs(serverPid), fake: processCpuMs(fake.pid), self: process.cpuUsage() }
-        const result = await loop(send, seconds)
+        const before = { gateway: processCpuMs(proxyPid), fake: processCpuMs(fake.pid), self: process.cpuUsage() }
+        const result = await loop(send, seconds, clients)
         const self = process.cpuUsage(before.self)
         gateway.sampler.setPhase("idle")
         const between = timed ? await load.between(fake) : (load.forget(), await fake.timings(), null)
@@ -192,10 +228,11 @@ export const runGatewayBench = async (options: GatewayBenchOptions): Promise<Gat
         const run: Run = {
           name,
           target,
+          clients,
           load: result,
           between,
           cpuPerRequestMs: {
-            gateway: per(processCpuMs(serverPid) - before.gateway),
+            gateway: per(processCpuMs(proxyPid) - before.gateway),
             fake: per(processCpuMs(fake.pid) - before.fake),
             loadGenerator: per((self.user + self.system) / 1000)
           },
@@ -232,6 +269,16 @@ export const runGatewayBench = async (options: GatewayBenchOptions): Promise<Gat
       await quiet("whole answers at a model's pace")
       const directWhole = await measure("whole answers", "direct", load.direct.whole, true)
       const gatewayWhole = await measure("whole answers", "gateway", load.gateway.whole, true)
+      const portkeyWhole = await measure("whole answers", "portkey", load.portkey.whole, true)
+      const sideBySide: Array<SideBySide> = [sideBySideOf(concurrency, directWhole, portkeyWhole, gatewayWhole)]
+      if (SIDE_BY_SIDE_CLIENTS !== concurrency) {
+        const name = `side by side, ${SIDE_BY_SIDE_CLIENTS} clients`
+        await quiet(`whole answers at ${SIDE_BY_SIDE_CLIENTS} clients`)
+        const direct = await measure(name, "direct", load.direct.whole, true, SIDE_BY_SIDE_CLIENTS)
+        const throughPortkey = await measure(name, "portkey", load.portkey.whole, true, SIDE_BY_SIDE_CLIENTS)
+        const ours = await measure(name, "gateway", load.gateway.whole, true, SIDE_BY_SIDE_CLIENTS)
+        sideBySide.unshift(sideBySideOf(SIDE_BY_SIDE_CLIENTS, direct, throughPortkey, ours))
+      }
       await quiet("streamed answers at a model's pace")
       const directStream = await measure("streamed answers", "direct", load.direct.stream, true)
       const gatewayStream = await measure("streamed answers", "gateway", load.gateway.stream, true)
@@ -265,7 +312,8 @@ export const runGatewayBench = async (options: GatewayBenchOptions): Promise<Gat
           whole: minus(gatewayWhole.between!.whole, directWhole.between!.whole),
           firstToken: minus(gatewayStream.between!.first!, directStream.between!.first!),
           followUp: minus(followUps.between!.whole, directWhole.between!.whole)
-        }
+        },
+        sideBySide
       }
     } finally {
       load.destroy()
@@ -286,7 +334,8 @@ export const runGatewayBench = async (options: GatewayBenchOptions): Promise<Gat
       peakTreeRssKiB: Number.NaN,
       warmUpErrors: [],
       runs: [],
-      added: null
+      added: null,
+      sideBySide: []
     }
   }
 
@@ -321,13 +370,27 @@ export const runGatewayBench = async (options: GatewayBenchOptions): Promise<Gat
       }
     }
   } finally {
+    await portkey.stop()
     await fake.stop()
   }
 
   const targets = backends.flatMap((b) => {
     if (b.added === null) return []
     const { whole, firstToken } = b.added
+    const againstPortkey = b.sideBySide.flatMap((side) =>
+      (["p50", "p99"] as const).map((p) => {
+        const value = ratio(side.ours[p], side.portkey[p])
+        return {
+          name: `${b.label}: added ${p} ≤ ${
+            PORTKEY_RATIO_TARGET.toFixed(1)
+          }× Portkey's (whole answers, ${side.clients} clients)`,
+          figure: `${fmtRatio(value)}: ours +${round(side.ours[p], 2)} ms, Portkey +${round(side.portkey[p], 2)} ms`,
+          met: value <= PORTKEY_RATIO_TARGET
+        }
+      })
+    )
     return [
+      ...againstPortkey,
       {
         name: `${b.label}: added p50 ≤ 1 ms (whole answers, ${concurrency} clients)`,
         figure: `+${round(whole.p50, 2)} ms (${times(whole.p50, 1)} the target; LiteLLM's published median 3.25 ms)`,
@@ -355,6 +418,7 @@ export const runGatewayBench = async (options: GatewayBenchOptions): Promise<Gat
       warmUpSeconds,
       concurrency,
       rampMs: RAMP_MS,
+      sideBySideClients: SIDE_BY_SIDE_CLIENTS,
       modelPace: MODEL_PACE,
       turnsPerConversation: TURNS,
       profiled: options.profileDir !== undefined

@@ -18,7 +18,9 @@ const PEERS = [
 
 export interface Run {
   readonly name: string
-  readonly target: "direct" | "gateway"
+  /** Through ours, through Portkey, or straight to the fake. */
+  readonly target: "direct" | "gateway" | "portkey"
+  readonly clients: number
   readonly load: LoadResult
   /** Client time minus the fake's own time, per request (whole answers; first tokens of streams): null for the capacity runs. */
   readonly between: {
@@ -27,7 +29,7 @@ export interface Run {
     readonly matched: number
     readonly unmatched: number
   } | null
-  /** CPU time per completed request: the gateway's server process, the fake, and this process (the load generator). */
+  /** CPU time per completed request: the gateway's server process (Portkey's for its runs), the fake, and this process (the load generator). */
   readonly cpuPerRequestMs: { readonly gateway: number; readonly fake: number; readonly loadGenerator: number }
   /** Cores busy on average during the run: the gateway's tree, the benchmark (load generator and fake), everything else. */
   readonly cpu: PhaseCpu | null
@@ -39,6 +41,13 @@ export interface Comparison {
   readonly p90: number
   readonly p99: number
   readonly max: number
+}
+
+/** What Portkey and ours each added over the direct calls of the same load, whole answers. */
+export interface SideBySide {
+  readonly clients: number
+  readonly portkey: Comparison
+  readonly ours: Comparison
 }
 
 export interface BackendResult {
@@ -60,6 +69,8 @@ export interface BackendResult {
     readonly firstToken: Comparison
     readonly followUp: Comparison
   } | null
+  /** Whole answers, at SIDE_BY_SIDE_CLIENTS and at the section's concurrency. */
+  readonly sideBySide: ReadonlyArray<SideBySide>
 }
 
 export interface GatewayBenchResults {
@@ -69,6 +80,7 @@ export interface GatewayBenchResults {
     readonly warmUpSeconds: number
     readonly concurrency: number
     readonly rampMs: number
+    readonly sideBySideClients: number
     readonly modelPace: Partial<FakeScript>
     readonly turnsPerConversation: number
     readonly profiled: boolean
@@ -84,8 +96,38 @@ const quad = (
   sign = ""
 ) => `${sign}${round(l.p50, 2)} / ${sign}${round(l.p90, 2)} / ${sign}${round(l.p99, 2)} / ${sign}${round(l.max, 2)} ms`
 
-const runOf = (b: BackendResult, name: string, target: Run["target"]) =>
-  b.runs.find((r) => r.name.startsWith(name) && r.target === target)
+const runOf = (b: BackendResult, name: string, target: Run["target"], clients?: number) =>
+  b.runs.find((r) => r.name.startsWith(name) && r.target === target && (clients === undefined || r.clients === clients))
+
+/** Portkey next to ours, at each load: time between client and fake, what each added, and ours over Portkey's. */
+const sideBySideTable = (b: BackendResult) =>
+  table(
+    [
+      `${b.label}, whole answers: p50 / p90 / p99 / max`,
+      "Direct to the fake",
+      "Through Portkey",
+      "Through ours",
+      "Added by Portkey",
+      "Added by ours",
+      "Ours / Portkey, p50; p99"
+    ],
+    b.sideBySide.map((side) => {
+      const name = b.runs.find((r) => r.clients === side.clients && r.target === "portkey")?.name ?? ""
+      const between = (target: Run["target"]) => {
+        const run = runOf(b, name, target, side.clients)
+        return run?.between ? quad(run.between.whole) : "n/a"
+      }
+      return [
+        `${side.clients} clients`,
+        between("direct"),
+        between("portkey"),
+        between("gateway"),
+        quad(side.portkey, "+"),
+        quad(side.ours, "+"),
+        `${fmtRatio(ratio(side.ours.p50, side.portkey.p50))}; ${fmtRatio(ratio(side.ours.p99, side.portkey.p99))}`
+      ]
+    })
+  )
 
 /** The figures of one backend: the same in the report and on the console. */
 export const gatewaySummaryTable = (b: BackendResult, concurrency: number) => {
@@ -155,7 +197,11 @@ export const gatewaySummaryTable = (b: BackendResult, concurrency: number) => {
 export const renderGatewaySummary = (r: GatewayBenchResults) =>
   [
     `Gateway overhead benchmark (${r.settings.concurrency} clients, ${r.settings.seconds} s per run)`,
-    ...r.backends.flatMap((b) => ["", gatewaySummaryTable(b, r.settings.concurrency)]),
+    ...r.backends.flatMap((b) =>
+      b.added === null
+        ? ["", gatewaySummaryTable(b, r.settings.concurrency)]
+        : ["", gatewaySummaryTable(b, r.settings.concurrency), "", sideBySideTable(b)]
+    ),
     "",
     targetsTable(r.targets)
   ].join("\n")
@@ -194,11 +240,12 @@ export const renderGatewayMarkdown = (r: GatewayBenchResults, jsonName: string) 
   )
   lines.push("## Method", "")
   lines.push(
-    `Three processes on the same ${
+    `Four processes on the same ${
       String(m.nproc)
     } cores: the load generator (the benchmark itself: node:http keep-alive agents of ${c} sockets), ` +
-      `the fake LLM provider of the tests (test/support/fake-llm.ts, OpenAI Chat Completions, in its own process) and the real gateway ` +
-      `(\`npx tsx src/main.ts gateway\`, fresh DATA_DIR, its request log on) with one \`openai-compatible\` configuration pointing at the fake. ` +
+      `the fake LLM provider of the tests (test/support/fake-llm.ts, OpenAI Chat Completions, in its own process), the real gateway ` +
+      `(\`npx tsx src/main.ts gateway\`, fresh DATA_DIR, its request log on) with one \`openai-compatible\` configuration pointing at the fake, ` +
+      `and Portkey's gateway for the side-by-side runs (idle otherwise). ` +
       `Each run lasts ${r.settings.seconds} s after a warm-up of ${r.settings.warmUpSeconds} s per target and mode; the direct run and the gateway run of a comparison follow each other. ` +
       `"Direct" is \`POST /v1/chat/completions\` on the fake with the body the gateway sends it; "through the gateway" is \`POST /api/v1/requests\` ` +
       `(or \`/requests/stream\`) with \`{"inputs":[{"role":"user","content":[{"type":"text","value":"Hi q#…"}]}]}\` and no conversationId, so each request ` +
@@ -221,6 +268,11 @@ export const renderGatewayMarkdown = (r: GatewayBenchResults, jsonName: string) 
       r.settings.turnsPerConversation - 1
     } follow-ups carry \`?conversationId=\` ` +
       `and are sent upstream with the history (the openings are left out of the figures).`,
+    `- Side by side: Portkey's open-source gateway (\`@portkey-ai/gateway\`, \`node build/start-server.js --headless\`, one process for the section) in front of the same fake, ` +
+      `\`POST /v1/chat/completions\` with the direct body and \`x-portkey-provider: openai\`, \`x-portkey-custom-host: <fake>/v1\`; its answer checked as the fake's. ` +
+      `Whole answers at ${c} clients (after the two runs above) and at ${r.settings.sideBySideClients} clients (direct, Portkey, ours, one after another), its added ` +
+      `latency taken as ours is. Portkey records nothing and knows no tenant; ours opens a conversation and records the request and its answer. Streams are left out: ` +
+      `Portkey 1.15.2 on @hono/node-server 1.19 answers every stream 500 (it appends a header to the upstream response's immutable headers), and it waits 25 ms before a stream's first chunk by design.`,
     `- Capacity: the fake answering at once, ${c} clients as fast as they are answered. At saturation the latency is queueing: about ${c} × the gateway's time per request.`,
     `- CPU per request: user+system time of the process over the run (10 ms ticks) divided by the requests completed. Cores "other" are every process outside the ` +
       `gateway's tree and the benchmark (load generator and fake): on PostgreSQL they include the database server's work for the gateway.`,
@@ -241,6 +293,7 @@ export const renderGatewayMarkdown = (r: GatewayBenchResults, jsonName: string) 
       continue
     }
     lines.push(gatewaySummaryTable(b, c), "")
+    lines.push(sideBySideTable(b), "")
     lines.push(
       table(
         [
@@ -253,7 +306,7 @@ export const renderGatewayMarkdown = (r: GatewayBenchResults, jsonName: string) 
           "p99",
           "Between client and fake p50 / p99",
           "First token: between, p50 / p99",
-          "CPU/request: gateway, fake, load generator",
+          "CPU/request: gateway (Portkey's for its runs), fake, load generator",
           "Cores: gateway, benchmark, other",
           "Load 1 min"
         ],

@@ -1,11 +1,12 @@
 /**
  * The gateway section's requests, straight to the fake and through the gateway, whole, streamed and
- * in conversations: each answer checked, and each tagged question remembered so that the fake's own
+ * in conversations, and whole answers through Portkey: each answer checked, and each tagged question remembered so that the fake's own
  * time on it can be taken off what the client saw.
  */
 import { createParser, type EventSourceMessage } from "eventsource-parser"
 import type { Fake } from "./fake-llm.ts"
 import { keepAliveAgent, latencies, post, type Send } from "./load.ts"
+import { portkeyHeaders } from "./portkey.ts"
 
 /** The answer the fake is scripted to give, checked word for word. */
 export const TEXT = "Hello from the fake LLM: a short answer sent in five chunks."
@@ -43,10 +44,13 @@ interface Seen {
 }
 
 /** The requests of each target and mode, each checked and, when tagged, remembered for the overhead. */
-export const requests = (fakeUrl: string, gatewayUrl: string, concurrency: number) => {
+export const requests = (fakeUrl: string, gatewayUrl: string, portkeyUrl: string, concurrency: number) => {
   const direct = keepAliveAgent(concurrency)
   const gateway = keepAliveAgent(concurrency)
+  const portkey = keepAliveAgent(concurrency)
   const completions = new URL(`${fakeUrl}/v1/chat/completions`)
+  const portkeyCompletions = new URL(`${portkeyUrl}/v1/chat/completions`)
+  const toFakeThroughPortkey = portkeyHeaders(`${fakeUrl}/v1`)
   const ask = new URL(`${gatewayUrl}/api/v1/requests`)
   const askStream = new URL(`${gatewayUrl}/api/v1/requests/stream`)
   let counter = 0
@@ -64,19 +68,27 @@ export const requests = (fakeUrl: string, gatewayUrl: string, concurrency: numbe
   const gatewayBody = (text: string) =>
     JSON.stringify({ inputs: [{ role: "user", content: [{ type: "text", value: text }] }] })
 
-  const directWhole: Send = async (_, startedAt) => {
+  /** A whole Chat Completions answer, from the fake itself or through Portkey (the same body, the same answer). */
+  const chatCompletion = (
+    what: string,
+    agent: typeof direct,
+    url: URL,
+    headers: Record<string, string>
+  ): Send =>
+  async (_, startedAt) => {
     const { tag, text } = question()
-    const answer = await post(direct, completions, directBody(text, false), {}, startedAt)
+    const answer = await post(agent, url, directBody(text, false), headers, startedAt)
     if (
       answer.status !== 200 ||
       (JSON.parse(answer.body) as { choices: Array<{ message: { content: string } }> }).choices[0]?.message.content !==
         TEXT
     ) {
-      fail("The fake", answer.status, answer.body)
+      fail(what, answer.status, answer.body)
     }
     seen.set(tag, { ms: answer.ms, firstMs: undefined })
     return { ms: answer.ms }
   }
+  const directWhole = chatCompletion("The fake", direct, completions, {})
 
   /** Through the gateway, in the given conversation or a new one; answers with the conversation too. */
   const gatewayWhole = async (startedAt: number, conversationId?: string) => {
@@ -197,6 +209,8 @@ export const requests = (fakeUrl: string, gatewayUrl: string, concurrency: numbe
 
   return {
     direct: { whole: directWhole, stream: directStream },
+    // Whole answers only: Portkey 1.15.2 on this @hono/node-server (1.19) answers every stream 500 (it appends a header to the upstream response's immutable Headers).
+    portkey: { whole: chatCompletion("Portkey", portkey, portkeyCompletions, toFakeThroughPortkey) },
     gateway: {
       whole: ((_, startedAt) => gatewayWhole(startedAt)) as Send,
       stream: gatewayStream,
@@ -210,6 +224,7 @@ export const requests = (fakeUrl: string, gatewayUrl: string, concurrency: numbe
     destroy: () => {
       direct.destroy()
       gateway.destroy()
+      portkey.destroy()
     }
   }
 }

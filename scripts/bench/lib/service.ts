@@ -46,7 +46,8 @@ export interface ServiceOptions {
   readonly sampleIntervalMs?: number
 }
 
-const freePort = () =>
+/** A loopback port nobody listens on (for a service, or a comparison's process). */
+export const freePort = () =>
   new Promise<number>((resolve, reject) => {
     const server = createServer()
     server.once("error", reject)
