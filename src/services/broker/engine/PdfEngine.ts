@@ -105,15 +105,23 @@ export class PdfEngine extends Effect.Service<PdfEngine>()("docstack/PdfEngine",
 
     const capacity = Math.max(1, config.workers) * Math.max(1, config.concurrencyPerWorker)
     let inFlight = 0
+    /** Requests other than the health probes since the engine started. */
+    let requestsServed = 0
 
     /**
      * The request on a worker of the pool. A worker whose thread stopped under it (out of memory on
      * a hostile file: Node ends that thread only) is replaced, and the request fails saying so; the
      * other requests go on. A message that would not cross to a worker is a bug (a defect).
      */
-    const onWorker = <R extends Schema.TaggedRequest.All>(request: R) =>
+    const onWorker = <R extends Schema.TaggedRequest.All>(request: R, endUnusedWorker: boolean) =>
       Effect.scoped(Effect.gen(function*() {
         const worker = yield* pool.backing.get
+        // Ended when this scope closes, unless a request came in the meantime (see `probe`).
+        yield* Effect.addFinalizer(() =>
+          endUnusedWorker && inFlight === 1 && requestsServed === 0
+            ? Pool.invalidate(pool.backing, worker)
+            : Effect.void
+        )
         return yield* (worker.executeEffect(request) as unknown as Effect.Effect<unknown, { readonly _tag?: string }>)
           .pipe(
             Effect.catchIf((e) => e._tag === "ParseError", (e) => {
@@ -136,10 +144,17 @@ export class PdfEngine extends Effect.Service<PdfEngine>()("docstack/PdfEngine",
       }))
 
     /** Counted in the load and bounded by `timeout`. */
-    const bounded = <R extends Schema.TaggedRequest.All>(request: R, timeout: Duration.Duration): Result<R> =>
+    const bounded = <R extends Schema.TaggedRequest.All>(
+      request: R,
+      timeout: Duration.Duration,
+      probe = false
+    ): Result<R> =>
       Effect.acquireUseRelease(
-        Effect.sync(() => inFlight++),
-        () => onWorker(request),
+        Effect.sync(() => {
+          inFlight++
+          if (!probe) requestsServed++
+        }),
+        () => onWorker(request, probe),
         () => Effect.sync(() => inFlight--)
       ).pipe(
         Effect.timeoutFail({
@@ -165,6 +180,13 @@ export class PdfEngine extends Effect.Service<PdfEngine>()("docstack/PdfEngine",
       threadsRunning: Effect.sync(() => threadsRunning),
       /** A request about one page or one lookup: bounded by RENDER_TIMEOUT. */
       run: <R extends Schema.TaggedRequest.All>(request: R): Result<R> => bounded(request, config.timeout),
+      /**
+       * A health probe, as `run`. Until the first real request, the worker it used is ended after it
+       * (when nothing else is using it): a broker started and not yet used holds no worker thread,
+       * where the probes at start (and the thread the pool starts with) would keep one for
+       * RENDER_WORKER_IDLE. Once requests have come, a warm worker is never ended by a probe.
+       */
+      probe: <R extends Schema.TaggedRequest.All>(request: R): Result<R> => bounded(request, config.timeout, true),
       /** Whole-document work of an order (transformation outputs, comparisons, text difference): bounded by DOCUMENT_WORK_TIMEOUT. */
       runDocumentWork: <R extends Schema.TaggedRequest.All>(request: R): Result<R> =>
         bounded(request, config.documentWorkTimeout)

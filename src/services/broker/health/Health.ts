@@ -57,10 +57,10 @@ export class Health extends Effect.Service<Health>()("docstack/Health", {
     const checks: Record<Component, Effect.Effect<unknown, unknown>> = {
       // The LibreOffice pool: an instance alive and answering (a full conversion would queue behind real work).
       "document-converter": office.ping,
-      "document-renderer": engine.run(
+      "document-renderer": engine.probe(
         new RenderPage({ ...probe, page: 0, ...engine.renderSettings({ width: 40, rotation: 0, filters: [] }) })
       ),
-      "document-text-handler": engine.run(new ExtractText({ ...probe, page: 0 })).pipe(
+      "document-text-handler": engine.probe(new ExtractText({ ...probe, page: 0 })).pipe(
         Effect.filterOrFail(
           (runs) => runs.includes("probe"),
           () => new Error("probe text not found")
