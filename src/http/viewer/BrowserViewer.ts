@@ -6,43 +6,18 @@
  */
 import { type HttpApp, HttpMiddleware, HttpServerRequest, HttpServerResponse } from "@effect/platform"
 import { Config, Effect } from "effect"
-import { createHash } from "node:crypto"
-import { readFile, stat } from "node:fs/promises"
 import { fileURLToPath } from "node:url"
+import { BUILT_FILE_TYPES, readBuiltFile } from "../../services/common/BuiltFiles.ts"
+import { builtFileResponse } from "../common/BuiltFileResponse.ts"
 
 const PAGE = fileURLToPath(new URL("../../../web/viewer/index.html", import.meta.url))
 const ASSETS = fileURLToPath(new URL("../../../web/dist/", import.meta.url))
-
-const CONTENT_TYPES: Readonly<Record<string, string>> = {
-  js: "text/javascript; charset=utf-8",
-  map: "application/json",
-  txt: "text/plain; charset=utf-8",
-  css: "text/css; charset=utf-8"
-}
 
 /** Origins allowed to embed the element from another site; none by default (same origin only). */
 export const allowedOriginsConfig = Config.array(Config.string(), "VIEWER_ALLOWED_ORIGINS").pipe(
   Config.map((origins) => origins.map((origin) => origin.trim().replace(/\/+$/, "")).filter((o) => o !== "")),
   Config.withDefault([])
 )
-
-interface Served {
-  readonly mtimeMs: number
-  readonly body: Uint8Array
-  readonly etag: string
-}
-
-/** Files read once per change on disk: the bundle is rebuilt by setup, not per request. */
-const served = new Map<string, Served>()
-const readServed = async (path: string, transform: (text: Buffer) => Uint8Array = (bytes) => bytes) => {
-  const { mtimeMs } = await stat(path)
-  const known = served.get(path)
-  if (known?.mtimeMs === mtimeMs) return known
-  const body = transform(await readFile(path))
-  const fresh = { mtimeMs, body, etag: `"${createHash("sha256").update(body).digest("base64url").slice(0, 27)}"` }
-  served.set(path, fresh)
-  return fresh
-}
 
 const notBuilt = HttpServerResponse.unsafeJson(
   {
@@ -51,15 +26,6 @@ const notBuilt = HttpServerResponse.unsafeJson(
   },
   { status: 503 }
 )
-
-/** A file answered with its ETag (and 304 when the browser holds it already), revalidated each time. */
-const answer = (request: HttpServerRequest.HttpServerRequest, file: Served, contentType: string) =>
-  request.headers["if-none-match"] === file.etag
-    ? HttpServerResponse.empty({ status: 304, headers: { etag: file.etag } })
-    : HttpServerResponse.uint8Array(file.body, {
-      contentType,
-      headers: { etag: file.etag, "cache-control": "no-cache", "x-content-type-options": "nosniff" }
-    })
 
 /** Serves the page and its assets before the servlets; everything else goes on to `app`. */
 export const browserViewer = (servletBase: string, allowedOrigins: ReadonlyArray<string>) => {
@@ -74,21 +40,25 @@ export const browserViewer = (servletBase: string, allowedOrigins: ReadonlyArray
       const path = request.url.split("?")[0]!
       if (request.method !== "GET" && request.method !== "HEAD") return yield* withCors
       if (path === "/" || path === "/index.html") {
-        const file = yield* Effect.promise(() => readServed(PAGE, page))
-        return answer(request, file, "text/html; charset=utf-8")
+        const file = yield* Effect.promise(() => readBuiltFile(PAGE, page))
+        return builtFileResponse(request.headers["if-none-match"], file, "text/html; charset=utf-8")
       }
       const asset = /^\/assets\/([A-Za-z0-9_-][A-Za-z0-9_.-]*)$/.exec(path)?.[1]
       if (asset === undefined) return yield* withCors
-      const type = CONTENT_TYPES[asset.split(".").pop()!]
+      const type = BUILT_FILE_TYPES[asset.split(".").pop()!]
       if (type === undefined) return HttpServerResponse.empty({ status: 404 })
-      const file = yield* Effect.tryPromise(() => readServed(`${ASSETS}${asset}`)).pipe(Effect.option)
+      const file = yield* Effect.tryPromise(() => readBuiltFile(`${ASSETS}${asset}`)).pipe(Effect.option)
       if (file._tag === "None") {
         return asset === "docstack-viewer.js"
           ? notBuilt
           : HttpServerResponse.empty({ status: 404 })
       }
       // Static and public: any page may load the bundle (a module script is fetched with CORS).
-      return HttpServerResponse.setHeader(answer(request, file.value, type), "access-control-allow-origin", "*")
+      return HttpServerResponse.setHeader(
+        builtFileResponse(request.headers["if-none-match"], file.value, type),
+        "access-control-allow-origin",
+        "*"
+      )
     })
   }
 }
