@@ -11,6 +11,8 @@ import { AdminAgentsHttpLive } from "../http/gateway/AgentsHttp.ts"
 import { GatewayApi, gatewayErrorShape } from "../http/gateway/Api.ts"
 import { AdminApplicationsHttpLive } from "../http/gateway/ApplicationsHttp.ts"
 import { AdminAuthenticationLive, documentIdentity, UserAuthenticationLive } from "../http/gateway/Authentication.ts"
+import { ChannelAuthenticationLive } from "../http/gateway/ChannelAuthentication.ts"
+import { ChannelsHttpLive } from "../http/gateway/ChannelsHttp.ts"
 import { ConversationsHttpLive } from "../http/gateway/ConversationsHttp.ts"
 import { AdminPlanExecutionsHttpLive } from "../http/gateway/PlanExecutionsHttp.ts"
 import { AdminPlansHttpLive } from "../http/gateway/PlansHttp.ts"
@@ -19,9 +21,11 @@ import { RequestsHttpLive } from "../http/gateway/RequestsHttp.ts"
 import { AdminScriptsHttpLive, ScriptsHttpLive } from "../http/gateway/ScriptsHttp.ts"
 import { TempFilesHttpLive } from "../http/gateway/TempFilesHttp.ts"
 import { UsersHttpLive } from "../http/gateway/UsersHttp.ts"
+import { WebComponentsHttpLive } from "../http/gateway/WebComponentsHttp.ts"
 import { Actuator, LevelFilterLive } from "../services/gateway/actuator/Actuator.ts"
 import { Agents } from "../services/gateway/agents/Agents.ts"
 import { Applications } from "../services/gateway/applications/Applications.ts"
+import { UserChannels } from "../services/gateway/channels/UserChannels.ts"
 import { Conversations } from "../services/gateway/conversations/Conversations.ts"
 import { ExecutionRunnerLive } from "../services/gateway/executions/ExecutionRunner.ts"
 import { ExecutionStore } from "../services/gateway/executions/ExecutionStore.ts"
@@ -38,6 +42,7 @@ import { Statistics } from "../services/gateway/statistics/Statistics.ts"
 import { Users } from "../services/gateway/statistics/Users.ts"
 import { TempFiles } from "../services/gateway/tempfiles/TempFiles.ts"
 import { Tenancy, TenancyConfig } from "../services/gateway/tenancy/Tenancy.ts"
+import { WebComponentAssets } from "../services/gateway/webcomponents/WebComponentAssets.ts"
 import { listen } from "./Listen.ts"
 import { servedApi } from "./ServedApi.ts"
 
@@ -67,8 +72,12 @@ export const GatewayServicesLive = Layer.mergeAll(
   Actuator.Default,
   Tenancy.Default,
   RequestRecorder.Default,
+  // Streamed generations reach their user's WebSocket channels (Requests publishes into the same instance).
+  UserChannels.Default,
+  WebComponentAssets.Default,
   UserAuthenticationLive,
-  AdminAuthenticationLive
+  AdminAuthenticationLive,
+  ChannelAuthenticationLive
 )
 
 // The OpenAPI document says how callers identify themselves, as configured.
@@ -94,7 +103,9 @@ const GatewayRoutesLive = Layer.unwrapEffect(
     RequestsHttpLive,
     AdminActivityHttpLive,
     ScriptsHttpLive,
-    TempFilesHttpLive
+    TempFilesHttpLive,
+    ChannelsHttpLive,
+    WebComponentsHttpLive
   ])
 )
 

@@ -5,6 +5,7 @@
 import { expect } from "@effect/vitest"
 import { Effect } from "effect"
 import { createParser, type EventSourceMessage } from "eventsource-parser"
+import { call } from "./http.ts"
 
 /** Trusted headers for a tenant, a user and (comma-separated) roles. */
 export const as = (tenant: string, user: string, roles = "") => ({
@@ -54,3 +55,22 @@ export const readEvents = (
     if (stop) controller.abort()
     return { status: response.status, headers: response.headers, events }
   })
+
+/** Makes the fake LLM provider the tenant's default provider configuration, `local` (model llama3). */
+export const useFakeProvider = (
+  base: string,
+  fakeUrl: string,
+  headers: Record<string, string>,
+  extra: Record<string, unknown> = {}
+) =>
+  call(
+    `${base}/api/v1/admin/llm/provider-conf`,
+    json(headers, {
+      id: "local",
+      type: "openai-compatible",
+      model: "llama3",
+      baseUrl: `${fakeUrl}/v1`,
+      isDefault: true,
+      ...extra
+    })
+  )

@@ -55,6 +55,7 @@ import {
 import { UserDetails } from "../../schemas/gateway/Tenancy.ts"
 import type { ErrorShape } from "../common/ErrorBodies.ts"
 import { AdminAuthentication, UserAuthentication } from "./Authentication.ts"
+import { ChannelAuthentication } from "./ChannelAuthentication.ts"
 
 const NoContent = HttpApiSchema.Empty(204)
 
@@ -481,6 +482,36 @@ export class RequestsGroup extends HttpApiGroup.make("requests")
   .prefix("/api/v1")
 {}
 
+/** The user's real-time channel (docs/gateway-web-components.md): their streamed generations, over a WebSocket. */
+export class ChannelsGroup extends HttpApiGroup.make("channels")
+  .add(
+    HttpApiEndpoint.get("subscribe")`/ws/${HttpApiSchema.param("userId", Schema.String)}`
+      .addSuccess(HttpApiSchema.Empty(101))
+      .addError(GatewayErrors.Forbidden)
+      .annotate(
+        OpenApi.Description,
+        "A WebSocket (send Upgrade: websocket) on which every event of the user's streamed generations arrives as JSON text, as on POST /requests/stream, with its requestId and conversationId. Only the caller's own userId (403 otherwise); with JWT the token may be the query parameter access_token."
+      )
+  )
+  .middleware(ChannelAuthentication)
+{}
+
+/** The chat, quick prompt and admin web components, public like any page's static files (built into web/dist/web-components). */
+export class WebComponentsGroup extends HttpApiGroup.make("webComponents")
+  .add(
+    HttpApiEndpoint.get("asset", "/api/web-components/*")
+      .setPath(Schema.Struct({ "*": Schema.String }))
+      .setHeaders(Schema.Struct({ "if-none-match": Schema.optional(Schema.String) }))
+      .addSuccess(HttpApiSchema.Text({ contentType: "text/javascript" }))
+      .addSuccess(HttpApiSchema.Empty(304))
+      .addError(GatewayErrors.NotFound)
+      .annotate(
+        OpenApi.Description,
+        "chat/script, chat/style, quick-prompt/script, quick-prompt/style, admin/script, admin/style, and the files the bundles load (shared chunks, source maps), with an ETag."
+      )
+  )
+{}
+
 /** Admin views of the tenant's activity: any user's conversations and requests, and the statistics. */
 export class AdminActivityGroup extends HttpApiGroup.make("adminActivity")
   .add(
@@ -553,6 +584,8 @@ export class GatewayApi extends HttpApi.make("gateway")
   .add(AdminActivityGroup)
   .add(ScriptsGroup)
   .add(TempFilesGroup)
+  .add(ChannelsGroup)
+  .add(WebComponentsGroup)
   .addError(GatewayErrors.BadRequest)
   .addError(GatewayErrors.InternalError)
   .annotate(OpenApi.Title, "AI gateway")

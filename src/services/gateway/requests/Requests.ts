@@ -13,6 +13,7 @@ import { NotFound } from "../../../schemas/gateway/GatewayErrors.ts"
 import { LlmRequest, RequestBody, type RequestQuery } from "../../../schemas/gateway/Requests.ts"
 import { CurrentPrincipal, type Principal, type Reach } from "../../../schemas/gateway/Tenancy.ts"
 import { isoUtc, pageOf, reachFilter } from "../../common/sql/Fragments.ts"
+import { UserChannels } from "../channels/UserChannels.ts"
 import { Conversations } from "../conversations/Conversations.ts"
 import { Llm } from "../llm/Llm.ts"
 import { Prompts } from "../prompts/Prompts.ts"
@@ -54,6 +55,7 @@ export class Requests extends Effect.Service<Requests>()("gateway/Requests", {
     const conversations = yield* Conversations
     const recorder = yield* RequestRecorder
     const generations = yield* runningGenerations
+    const channels = yield* UserChannels
 
     const iso = (column: string) => isoUtc(sql, column)
     const columns =
@@ -299,7 +301,9 @@ export class Requests extends Effect.Service<Requests>()("gateway/Requests", {
         (prepared) =>
           streamedAnswer(llm, prepared, {
             run: (effect) => generations.run(principal.tenantId, prepared.conversationId, effect),
-            record: (outcome) => finish(principal, prepared, outcome)
+            record: (outcome) => finish(principal, prepared, outcome),
+            announce: (events) =>
+              channels.publish(principal, { requestId: prepared.id, conversationId: prepared.conversationId }, events)
           })
       )
 
@@ -384,5 +388,5 @@ export class Requests extends Effect.Service<Requests>()("gateway/Requests", {
       )
     }
   }),
-  dependencies: [Llm.Default, Prompts.Default, Conversations.Default, RequestRecorder.Default]
+  dependencies: [Llm.Default, Prompts.Default, Conversations.Default, RequestRecorder.Default, UserChannels.Default]
 }) {}

@@ -24,6 +24,8 @@ export interface StreamedRun {
   /** Runs the generation as the conversation's (a stop interrupts it); its exit. */
   readonly run: <A, E, R>(generation: Effect.Effect<A, E, R>) => Effect.Effect<Exit.Exit<A, E>, never, R>
   readonly record: (outcome: Outcome) => Effect.Effect<unknown>
+  /** Passes the events on to the user's other listeners (their WebSocket channels) as they are sent. */
+  readonly announce: (events: ReadonlyArray<GenerationEvent>) => void
 }
 
 /** The provider's parts; an input the provider refuses as malformed is the gateway's fault here. */
@@ -61,7 +63,7 @@ const errorOf = (
 export const streamedAnswer = (
   llm: Llm,
   request: StreamedRequest,
-  { record: recordOutcome, run }: StreamedRun
+  { announce, record: recordOutcome, run }: StreamedRun
 ): Stream.Stream<GenerationEvent> => {
   const started = Date.now()
   let text = ""
@@ -78,7 +80,11 @@ export const streamedAnswer = (
   // One producer fiber pushes the events as the provider's parts arrive (a tower of stream
   // operators cost several times the CPU); the end of the stream's consumer stops it.
   return Stream.asyncPush<GenerationEvent>((emit) => {
-    emit.single({
+    const send = (...events: Array<GenerationEvent>) => {
+      emit.array(events)
+      announce(events)
+    }
+    send({
       event: "start",
       data: {
         requestId: request.id,
@@ -102,7 +108,7 @@ export const streamedAnswer = (
               events.push({ event: "usage", data: usage })
             }
           }
-          if (events.length > 0) emit.array(events)
+          if (events.length > 0) send(...events)
         })
       )
     )
@@ -114,7 +120,7 @@ export const streamedAnswer = (
       if (Exit.isSuccess(exit) || Exit.isInterrupted(exit)) {
         const status = Exit.isSuccess(exit) ? "COMPLETED" as const : "STOPPED" as const
         yield* record(outcome(status))
-        emit.single({
+        send({
           event: "done",
           data: {
             requestId: request.id,
@@ -126,7 +132,7 @@ export const streamedAnswer = (
       } else {
         const error = yield* errorOf(request.chosen, exit.cause)
         yield* record(outcome("FAILED", error.message))
-        emit.single({ event: "error", data: error })
+        send({ event: "error", data: error })
       }
       emit.end()
     }).pipe(

@@ -1,0 +1,18 @@
+import { HttpApiBuilder } from "@effect/platform"
+import { Effect } from "effect"
+import { WebComponentAssets } from "../../services/gateway/webcomponents/WebComponentAssets.ts"
+import { builtFileResponse } from "../common/BuiltFileResponse.ts"
+import { GatewayApi } from "./Api.ts"
+
+export const WebComponentsHttpLive = HttpApiBuilder.group(
+  GatewayApi,
+  "webComponents",
+  (handlers) =>
+    Effect.gen(function*() {
+      const assets = yield* WebComponentAssets
+      return handlers.handle("asset", ({ headers, path }) =>
+        assets.get(path["*"]).pipe(
+          Effect.map(({ contentType, file }) => builtFileResponse(headers["if-none-match"], file, contentType))
+        ))
+    })
+)
