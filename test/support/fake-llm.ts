@@ -5,7 +5,9 @@
  * `/openai/deployments/x/chat/completions`): Chat Completions, OpenAI's Responses API
  * (`/responses`) and Anthropic's Messages API (`/v1/messages`), each with its own streamed events,
  * usage and error bodies. Every route reads the same script, so a test sets the answer once
- * whatever the protocol.
+ * whatever the protocol. Chat Completions also answers with tool calls (`toolCalls`), whole or
+ * streamed in pieces as providers send them; `respond` chooses a script from each request's body
+ * (a model that calls a tool, reads its result, then answers).
  */
 import { Context, Effect, Layer } from "effect"
 import { createServer, type IncomingHttpHeaders, type IncomingMessage, type ServerResponse } from "node:http"
@@ -26,6 +28,11 @@ export interface FakeScript {
   readonly firstChunkDelayMs?: number
   /** Up to this much more, drawn evenly at random per request, on either wait: models do not answer in lockstep. */
   readonly delaySpreadMs?: number
+  /**
+   * Chat Completions only: the answer calls these tools (finish reason `tool_calls`) instead of
+   * writing `text`; streamed, each call's arguments arrive in two pieces.
+   */
+  readonly toolCalls?: ReadonlyArray<{ readonly name: string; readonly arguments: unknown }>
   /** The next `times` requests fail with `status`, with the error body of the route's protocol. */
   readonly fail?: {
     readonly status: number
@@ -77,6 +84,11 @@ export interface FakeLlm {
    * defaults), until replaced: one fake serving several questions, each its own answer and pace.
    */
   scriptWhen(marker: string, script: Partial<FakeScript>): void
+  /**
+   * Chooses the script of each request from its parsed body (before markers and the script);
+   * `undefined` leaves the choice to them. `respond(undefined)` removes it.
+   */
+  respond(choose: ((body: any) => Partial<FakeScript> | undefined) | undefined): void
   close(): Promise<void>
 }
 
@@ -156,14 +168,23 @@ const chatCompletions: Route = async (ctx) => {
     completion_tokens: script.usage.completionTokens,
     total_tokens: script.usage.promptTokens + script.usage.completionTokens
   }
+  const calls = script.toolCalls?.map((call, index) => ({
+    index,
+    id: `call_${Math.random().toString(36).slice(2, 10)}`,
+    type: "function",
+    function: { name: call.name, arguments: JSON.stringify(call.arguments) }
+  }))
   if (record.body?.stream !== true) {
     record.firstTextAt = performance.now()
+    const message = calls === undefined
+      ? { role: "assistant", content: script.text }
+      : { role: "assistant", content: null, tool_calls: calls.map(({ index: _, ...call }) => call) }
     json(res, 200, {
       id,
       object: "chat.completion",
       created,
       model,
-      choices: [{ index: 0, message: { role: "assistant", content: script.text }, finish_reason: script.finishReason }],
+      choices: [{ index: 0, message, finish_reason: calls === undefined ? script.finishReason : "tool_calls" }],
       usage
     })
     record.completed = true
@@ -178,13 +199,25 @@ const chatCompletions: Route = async (ctx) => {
       model,
       choices: [{ index: 0, delta, finish_reason: finishReason }]
     })
-  if (
+  if (calls !== undefined) {
+    // Each call's name and first half of its arguments, then the rest, as providers send them.
+    for (const call of calls) {
+      const half = Math.ceil(call.function.arguments.length / 2)
+      const first = {
+        ...call,
+        function: { name: call.function.name, arguments: call.function.arguments.slice(0, half) }
+      }
+      const rest = { index: call.index, function: { arguments: call.function.arguments.slice(half) } }
+      if (!sse(ctx, chunk({ role: "assistant", tool_calls: [first] }, null))) return
+      if (!sse(ctx, chunk({ tool_calls: [rest] }, null))) return
+    }
+  } else if (
     !(await streamPieces(
       ctx,
       (piece, i) => sse(ctx, chunk(i === 0 ? { role: "assistant", content: piece } : { content: piece }, null))
     ))
   ) return
-  if (!sse(ctx, chunk({}, script.finishReason))) return
+  if (!sse(ctx, chunk({}, calls === undefined ? script.finishReason : "tool_calls"))) return
   if (record.body?.stream_options?.include_usage === true) {
     if (!sse(ctx, JSON.stringify({ id, object: "chat.completion.chunk", created, model, choices: [], usage }))) return
   }
@@ -402,6 +435,7 @@ export const startFakeLlm = async (options: FakeLlmOptions = {}): Promise<FakeLl
   let current: FakeScript = defaultScript
   let failuresLeft = 0
   const byMarker = new Map<string, FakeScript>()
+  let chooser: ((body: any) => Partial<FakeScript> | undefined) | undefined
 
   const server = createServer(async (req, res) => {
     const receivedAt = performance.now()
@@ -452,7 +486,10 @@ export const startFakeLlm = async (options: FakeLlmOptions = {}): Promise<FakeLl
       return
     }
     try {
-      const script = [...byMarker].find(([marker]) => text.includes(marker))?.[1] ?? current
+      const chosen = chooser?.(body)
+      const script = chosen !== undefined
+        ? { ...defaultScript, ...chosen }
+        : [...byMarker].find(([marker]) => text.includes(marker))?.[1] ?? current
       const wait = (record.body?.stream === true ? script.firstChunkDelayMs : script.wholeDelayMs) ?? 0
       const spread = script.delaySpreadMs ? Math.random() * script.delaySpreadMs : 0
       if (wait + spread > 0) {
@@ -482,6 +519,9 @@ export const startFakeLlm = async (options: FakeLlmOptions = {}): Promise<FakeLl
     },
     scriptWhen(marker, script) {
       byMarker.set(marker, { ...defaultScript, ...script })
+    },
+    respond(choose) {
+      chooser = choose
     },
     close: () =>
       new Promise<void>((resolve) => {

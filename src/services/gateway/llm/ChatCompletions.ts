@@ -14,15 +14,18 @@
  * - an `{"error": ...}` event inside a stream is an `UnknownError` whose `description` is its message;
  * - a prompt part this dialect cannot carry (a non-image file) is a `MalformedInput`.
  *
- * Not yet supported: tool definitions and tool calls (`ProviderOptions.tools` / `toolChoice` are
- * ignored, assistant tool-call parts and tool messages are not sent), and structured output
- * (`responseFormat` "json" is not turned into `response_format`).
+ * Tools: `ProviderOptions.tools` go as `tools` (functions with their JSON Schema) with
+ * `tool_choice`; the answer's `tool_calls` (whole, or gathered from a stream's deltas by index)
+ * become `tool-call` parts, and a prompt's tool calls and results go back as the assistant's
+ * `tool_calls` and `tool` messages. Not supported: structured output (`responseFormat` "json" is
+ * not turned into `response_format`).
  */
 import * as AiError from "@effect/ai/AiError"
 import * as IdGenerator from "@effect/ai/IdGenerator"
 import * as LanguageModel from "@effect/ai/LanguageModel"
 import type * as Prompt from "@effect/ai/Prompt"
 import type * as Response from "@effect/ai/Response"
+import * as Tool from "@effect/ai/Tool"
 import * as Headers from "@effect/platform/Headers"
 import * as HttpClient from "@effect/platform/HttpClient"
 import type * as HttpClientError from "@effect/platform/HttpClientError"
@@ -77,10 +80,21 @@ const Reasoning = {
   reasoning: Schema.optional(Schema.NullOr(Schema.String))
 }
 
+/** A function call of the answer; in a stream, pieces of one keyed by `index` (the arguments arrive in parts). */
+const WireToolCall = Schema.Struct({
+  index: Schema.optional(Schema.NullOr(Schema.Number)),
+  id: Schema.optional(Schema.NullOr(Schema.String)),
+  function: Schema.optional(Schema.NullOr(Schema.Struct({
+    name: Schema.optional(Schema.NullOr(Schema.String)),
+    arguments: Schema.optional(Schema.NullOr(Schema.String))
+  })))
+})
+const ToolCalls = { tool_calls: Schema.optional(Schema.NullOr(Schema.Array(WireToolCall))) }
+
 const ChatCompletion = Schema.Struct({
   ...Common,
   choices: Schema.Array(Schema.Struct({
-    message: Schema.Struct({ content: Schema.optional(Schema.NullOr(Schema.String)), ...Reasoning }),
+    message: Schema.Struct({ content: Schema.optional(Schema.NullOr(Schema.String)), ...Reasoning, ...ToolCalls }),
     finish_reason: Schema.optional(Schema.NullOr(Schema.String))
   }))
 })
@@ -89,7 +103,9 @@ const ChatCompletionChunk = Schema.Struct({
   ...Common,
   choices: Schema.optional(Schema.NullOr(Schema.Array(Schema.Struct({
     delta: Schema.optional(
-      Schema.NullOr(Schema.Struct({ content: Schema.optional(Schema.NullOr(Schema.String)), ...Reasoning }))
+      Schema.NullOr(
+        Schema.Struct({ content: Schema.optional(Schema.NullOr(Schema.String)), ...Reasoning, ...ToolCalls })
+      )
     ),
     finish_reason: Schema.optional(Schema.NullOr(Schema.String))
   })))),
@@ -102,9 +118,17 @@ const ErrorBody = Schema.Struct({
   error: Schema.Union(Schema.String, Schema.Struct({ message: Schema.String }))
 })
 
+interface WireCall {
+  readonly id: string
+  readonly type: "function"
+  readonly function: { readonly name: string; readonly arguments: string }
+}
+
 type Message =
-  | { readonly role: "system" | "assistant"; readonly content: string }
+  | { readonly role: "system"; readonly content: string }
+  | { readonly role: "assistant"; readonly content: string | null; readonly tool_calls?: ReadonlyArray<WireCall> }
   | { readonly role: "user"; readonly content: string | ReadonlyArray<UserContent> }
+  | { readonly role: "tool"; readonly tool_call_id: string; readonly content: string }
 type UserContent =
   | { readonly type: "text"; readonly text: string }
   | { readonly type: "image_url"; readonly image_url: { readonly url: string } }
@@ -150,13 +174,30 @@ const prepareMessages = (prompt: Prompt.Prompt): Effect.Effect<Array<Message>, A
           break
         }
         case "assistant": {
-          // Text only: reasoning is not sent back, tool calls are not supported yet.
+          // Text and tool calls; reasoning is not sent back.
           const text = message.content.flatMap((part) => (part.type === "text" ? [part.text] : [])).join("")
-          if (text.length > 0) messages.push({ role: "assistant", content: text })
+          const calls = message.content.flatMap((part): Array<WireCall> =>
+            part.type === "tool-call" && !part.providerExecuted
+              ? [{
+                id: part.id,
+                type: "function",
+                function: { name: part.name, arguments: JSON.stringify(part.params) }
+              }]
+              : []
+          )
+          if (calls.length > 0) {
+            messages.push({ role: "assistant", content: text.length > 0 ? text : null, tool_calls: calls })
+          } else if (text.length > 0) messages.push({ role: "assistant", content: text })
           break
         }
         case "tool":
-          // Tool results need tool calls, which this provider does not send yet.
+          for (const part of message.content) {
+            messages.push({
+              role: "tool",
+              tool_call_id: part.id,
+              content: typeof part.result === "string" ? part.result : JSON.stringify(part.result)
+            })
+          }
           break
       }
     }
@@ -185,6 +226,41 @@ const finishReason = (reason: string | null | undefined): Response.FinishReason 
     default:
       return "other"
   }
+}
+
+/** A call's arguments as the model wrote them: JSON, or `{}` when it wrote none. */
+const argumentsOf = (text: string | null | undefined, method: string) =>
+  Effect.try({
+    try: () => (text && text.trim().length > 0 ? JSON.parse(text) as unknown : {}),
+    catch: malformed(method, `A tool call's arguments are not JSON: ${String(text).slice(0, 200)}`)
+  })
+
+const toolCallPart = (id: string, name: string, params: unknown): Response.ToolCallPartEncoded => ({
+  type: "tool-call",
+  id,
+  name,
+  params,
+  providerExecuted: false
+})
+
+/** The `tools` and `tool_choice` of a request that offers tools. */
+const toolFields = (options: LanguageModel.ProviderOptions) => {
+  if (options.tools.length === 0) return {}
+  const choice = options.toolChoice
+  const tools = options.tools.map((tool) => ({
+    type: "function",
+    function: {
+      name: tool.name,
+      ...(tool.description ? { description: tool.description } : {}),
+      parameters: Tool.getJsonSchemaFromSchemaAst(tool.parametersSchema.ast)
+    }
+  }))
+  const tool_choice = typeof choice === "string"
+    ? choice
+    : "tool" in choice
+    ? { type: "function", function: { name: choice.tool } }
+    : choice.mode ?? "auto"
+  return { tools, tool_choice }
 }
 
 const usageOf = (usage: Usage | null | undefined): typeof Response.Usage.Encoded => {
@@ -309,12 +385,14 @@ export const make = (options: Options): Effect.Effect<LanguageModel.Service, nev
         ...(options.temperature === undefined ? {} : { temperature: options.temperature }),
         ...(options.topP === undefined ? {} : { top_p: options.topP }),
         ...(options.maxTokens === undefined ? {} : { max_tokens: options.maxTokens }),
+        ...toolFields(providerOptions),
         ...(stream ? { stream: true, stream_options: { include_usage: true } } : {})
       }))
 
     // Untraced: on the path of every request, and @effect/ai's LanguageModel already opens a span for the call.
     const generateText = Effect.fnUntraced(
       function*(providerOptions: LanguageModel.ProviderOptions) {
+        const idGenerator = yield* IdGenerator.IdGenerator
         const body = yield* requestBody(providerOptions, false)
         const response = yield* client.execute(request(body)).pipe(
           Effect.mapError(httpError("generateText")),
@@ -330,6 +408,10 @@ export const make = (options: Options): Effect.Effect<LanguageModel.Service, nev
         if (reasoning) parts.push({ type: "reasoning", text: reasoning })
         const text = choice?.message.content
         if (text) parts.push({ type: "text", text })
+        for (const call of choice?.message.tool_calls ?? []) {
+          const params = yield* argumentsOf(call.function?.arguments, "generateText")
+          parts.push(toolCallPart(call.id ?? (yield* idGenerator.generateId()), call.function?.name ?? "", params))
+        }
         parts.push({ type: "finish", reason: finishReason(choice?.finish_reason), usage: usageOf(answer.usage) })
         return parts
       }
@@ -353,6 +435,8 @@ export const make = (options: Options): Effect.Effect<LanguageModel.Service, nev
         let reasoningOpen = false
         let reason: string | null | undefined
         let usage: Usage | null | undefined
+        /** Tool calls as their pieces arrive, by index; sent whole when the stream ends. */
+        const calls = new Map<number, { id: string | undefined; name: string; arguments: string }>()
 
         /** The parts of one event's data; one chunk of the body may carry several events, or part of one. */
         const toParts = (data: string, parts: Array<Response.StreamPartEncoded>): AiError.AiError | undefined => {
@@ -387,6 +471,14 @@ export const make = (options: Options): Effect.Effect<LanguageModel.Service, nev
             reasoningOpen = true
             parts.push({ type: "reasoning-delta", id: reasoningId, delta: reasoningDelta })
           }
+          for (const piece of choice?.delta?.tool_calls ?? []) {
+            const index = piece.index ?? 0
+            const call = calls.get(index) ?? { id: undefined, name: "", arguments: "" }
+            call.id ??= piece.id ?? undefined
+            call.name += piece.function?.name ?? ""
+            call.arguments += piece.function?.arguments ?? ""
+            calls.set(index, call)
+          }
           const textDelta = choice?.delta?.content
           if (textDelta) {
             if (reasoningOpen) parts.push({ type: "reasoning-end", id: reasoningId })
@@ -398,13 +490,17 @@ export const make = (options: Options): Effect.Effect<LanguageModel.Service, nev
           return undefined
         }
 
-        const closing = Stream.suspend(() => {
+        const closing = Stream.unwrap(Effect.gen(function*() {
           const parts: Array<Response.StreamPartEncoded> = []
           if (reasoningOpen) parts.push({ type: "reasoning-end", id: reasoningId })
           if (textOpen) parts.push({ type: "text-end", id: textId })
+          for (const [, call] of [...calls].sort(([a], [b]) => a - b)) {
+            const params = yield* argumentsOf(call.arguments, "streamText")
+            parts.push(toolCallPart(call.id ?? (yield* idGenerator.generateId()), call.name, params))
+          }
           parts.push({ type: "finish", reason: finishReason(reason), usage: usageOf(usage) })
           return Stream.fromIterable(parts)
-        })
+        }))
 
         // The events of each chunk of the body as it arrives, in one step: bytes to text, text to
         // events (eventsource-parser), events to parts. Read to the end of the body, past [DONE]: a
