@@ -20,6 +20,7 @@ import { AdminPromptsHttpLive, AdminTemplatingHttpLive, PromptsHttpLive } from "
 import { RequestsHttpLive } from "../http/gateway/RequestsHttp.ts"
 import { AdminScriptsHttpLive, ScriptsHttpLive } from "../http/gateway/ScriptsHttp.ts"
 import { TempFilesHttpLive } from "../http/gateway/TempFilesHttp.ts"
+import { AdminMcpHttpLive, AdminToolsHttpLive } from "../http/gateway/ToolsHttp.ts"
 import { UsersHttpLive } from "../http/gateway/UsersHttp.ts"
 import { WebComponentsHttpLive } from "../http/gateway/WebComponentsHttp.ts"
 import { Actuator, LevelFilterLive } from "../services/gateway/actuator/Actuator.ts"
@@ -32,6 +33,8 @@ import { ExecutionStore } from "../services/gateway/executions/ExecutionStore.ts
 import { NodeWork } from "../services/gateway/executions/NodeWork.ts"
 import { PlanExecutions } from "../services/gateway/executions/PlanExecutions.ts"
 import { ProviderConfigs } from "../services/gateway/llm/ProviderConfigs.ts"
+import { McpClients } from "../services/gateway/mcp/McpClients.ts"
+import { McpServers } from "../services/gateway/mcp/McpServers.ts"
 import { Plans } from "../services/gateway/plans/Plans.ts"
 import { Prompts } from "../services/gateway/prompts/Prompts.ts"
 import { Templates } from "../services/gateway/prompts/Templates.ts"
@@ -42,6 +45,7 @@ import { Statistics } from "../services/gateway/statistics/Statistics.ts"
 import { Users } from "../services/gateway/statistics/Users.ts"
 import { TempFiles } from "../services/gateway/tempfiles/TempFiles.ts"
 import { Tenancy, TenancyConfig } from "../services/gateway/tenancy/Tenancy.ts"
+import { ToolRegistry } from "../services/gateway/tools/ToolRegistry.ts"
 import { WebComponentAssets } from "../services/gateway/webcomponents/WebComponentAssets.ts"
 import { listen } from "./Listen.ts"
 import { servedApi } from "./ServedApi.ts"
@@ -67,6 +71,10 @@ export const GatewayServicesLive = Layer.mergeAll(
   Scripts.Default,
   // Tools keep the files they produce here; expired ones are swept in the background.
   TempFiles.Default,
+  // Native tools and the tenant's MCP servers, with their open connections.
+  ToolRegistry.Default,
+  McpServers.Default,
+  McpClients.Default,
   Templates.Default,
   ProviderConfigs.Default,
   Actuator.Default,
@@ -96,6 +104,8 @@ const GatewayRoutesLive = Layer.unwrapEffect(
     AdminAgentsHttpLive,
     AdminPlansHttpLive,
     AdminPlanExecutionsHttpLive,
+    AdminToolsHttpLive,
+    AdminMcpHttpLive,
     AdminScriptsHttpLive,
     AdminTemplatingHttpLive,
     PromptsHttpLive,

@@ -20,6 +20,7 @@ import {
   ProviderConfigUpdate,
   ProviderConfigView
 } from "../../schemas/gateway/LlmProviders.ts"
+import { McpServer, McpServerInput, McpServerTools, McpServerUpdate } from "../../schemas/gateway/McpServers.ts"
 import { PlanExecution, PlanExecutionSummary, RunPlan } from "../../schemas/gateway/PlanExecutions.ts"
 import { Plan, PlanCreate, PlanUpdate } from "../../schemas/gateway/Plans.ts"
 import {
@@ -53,6 +54,7 @@ import {
   UserStatistics
 } from "../../schemas/gateway/Statistics.ts"
 import { UserDetails } from "../../schemas/gateway/Tenancy.ts"
+import { ToolInfo } from "../../schemas/gateway/Tools.ts"
 import type { ErrorShape } from "../common/ErrorBodies.ts"
 import { AdminAuthentication, UserAuthentication } from "./Authentication.ts"
 import { ChannelAuthentication } from "./ChannelAuthentication.ts"
@@ -225,9 +227,44 @@ export class AdminAgentsGroup extends HttpApiGroup.make("adminAgents")
   .add(HttpApiEndpoint.del("remove")`/agent-conf/${agentId}`.addSuccess(NoContent))
   .addError(GatewayErrors.BadRequest)
   .addError(GatewayErrors.NotFound)
+  .addError(GatewayErrors.McpServerNotFound)
   .addError(GatewayErrors.Conflict)
   .middleware(AdminAuthentication)
   .prefix("/api/v1/admin/agent")
+{}
+
+/** The native tools (docs/gateway-tools.md). */
+export class AdminToolsGroup extends HttpApiGroup.make("adminTools")
+  .add(
+    HttpApiEndpoint.get("list", "/tools").addSuccess(Schema.Array(ToolInfo)).annotate(
+      OpenApi.Description,
+      "The native tools with their names, descriptions and arguments (JSON Schema); `needs` says when a request is offered one."
+    )
+  )
+  .middleware(AdminAuthentication)
+  .prefix("/api/v1/admin")
+{}
+
+const mcpServerId = HttpApiSchema.param("id", Schema.String)
+
+/** MCP server configurations; their tools are `mcp:<id>/<tool>` (docs/gateway-tools.md). */
+export class AdminMcpGroup extends HttpApiGroup.make("adminMcp")
+  .add(HttpApiEndpoint.get("list", "/mcp-conf").addSuccess(Schema.Array(McpServer)))
+  .add(HttpApiEndpoint.get("get")`/mcp-conf/${mcpServerId}`.addSuccess(McpServer))
+  .add(HttpApiEndpoint.post("create", "/mcp-conf").setPayload(McpServerInput).addSuccess(McpServer, { status: 201 }))
+  .add(HttpApiEndpoint.put("update")`/mcp-conf/${mcpServerId}`.setPayload(McpServerUpdate).addSuccess(McpServer))
+  .add(HttpApiEndpoint.del("remove")`/mcp-conf/${mcpServerId}`.addSuccess(NoContent))
+  .add(
+    HttpApiEndpoint.get("tools")`/mcp-conf/${mcpServerId}/tools`.addSuccess(McpServerTools).annotate(
+      OpenApi.Description,
+      "Connects to the server now and lists its tools: the connection test. A server that cannot be reached is INTERNAL_ERROR naming why."
+    )
+  )
+  .addError(GatewayErrors.BadRequest)
+  .addError(GatewayErrors.McpServerNotFound)
+  .addError(GatewayErrors.Conflict)
+  .middleware(AdminAuthentication)
+  .prefix("/api/v1/admin/mcp")
 {}
 
 const planId = HttpApiSchema.param("id", Schema.String)
@@ -478,6 +515,7 @@ export class RequestsGroup extends HttpApiGroup.make("requests")
   .addError(GatewayErrors.LlmBadRequest)
   .addError(GatewayErrors.LlmProviderNotFound)
   .addError(GatewayErrors.LlmCapabilityError)
+  .addError(GatewayErrors.ToolCyclesExceeded)
   .middleware(UserAuthentication)
   .prefix("/api/v1")
 {}
@@ -576,6 +614,8 @@ export class GatewayApi extends HttpApi.make("gateway")
   .add(AdminAgentsGroup)
   .add(AdminPlansGroup)
   .add(AdminPlanExecutionsGroup)
+  .add(AdminToolsGroup)
+  .add(AdminMcpGroup)
   .add(AdminScriptsGroup)
   .add(AdminTemplatingGroup)
   .add(PromptsGroup)

@@ -12,7 +12,7 @@ export const ConversationsHttpLive = HttpApiBuilder.group(
       const conversations = yield* Conversations
       const requests = yield* Requests
       return handlers
-        .handle("create", ({ payload }) => conversations.create(payload.title))
+        .handle("create", ({ payload }) => conversations.create(payload))
         .handle("list", ({ urlParams }) => conversations.list(urlParams))
         .handle("get", ({ path }) => conversations.get(path.conversation_id))
         .handle("remove", ({ path }) => conversations.remove(path.conversation_id))

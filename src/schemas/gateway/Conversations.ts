@@ -24,12 +24,15 @@ export class Conversation extends Schema.Class<Conversation>("Conversation")({
   id: Schema.String,
   title: Schema.String,
   userId: Schema.String,
+  /** The broker's document the conversation is about, which the document tools read (docs/gateway-tools.md). */
+  documentId: Schema.NullOr(Schema.String),
   createdAt: Schema.String,
   updatedAt: Schema.String
 }) {}
 
 export class ConversationCreate extends Schema.Class<ConversationCreate>("ConversationCreate")({
-  title: Schema.optional(Schema.String.pipe(Schema.maxLength(200)))
+  title: Schema.optional(Schema.String.pipe(Schema.maxLength(200))),
+  documentId: Schema.optional(Schema.String.pipe(Schema.minLength(1), Schema.maxLength(1000)))
 }) {}
 
 export const ConversationListParams = Schema.Struct({

@@ -23,6 +23,13 @@ export class LlmCapabilityError
 export class ScanConfigurationError
   extends Schema.TaggedError<ScanConfigurationError>()("SCAN_CONFIGURATION_ERROR", { message: Schema.String })
 {}
+export class McpServerNotFound
+  extends Schema.TaggedError<McpServerNotFound>()("MCP_SERVER_NOT_FOUND", { message: Schema.String })
+{}
+/** The tool loop reached its bound with the model still calling tools (the request keeps its trace). */
+export class ToolCyclesExceeded
+  extends Schema.TaggedError<ToolCyclesExceeded>()("TOOL_CYCLES_EXCEEDED", { message: Schema.String })
+{}
 export class InternalError extends Schema.TaggedError<InternalError>()("INTERNAL_ERROR", { message: Schema.String }) {}
 
 /** The spec's error body. */
@@ -57,7 +64,9 @@ export const GatewayErrors = {
   FileNotFound: onTheWire(FileNotFound, 404),
   LlmProviderNotFound: onTheWire(LlmProviderNotFound, 404),
   Conflict: onTheWire(Conflict, 409),
+  McpServerNotFound: onTheWire(McpServerNotFound, 404),
   LlmCapabilityError: onTheWire(LlmCapabilityError, 422),
+  ToolCyclesExceeded: onTheWire(ToolCyclesExceeded, 422),
   ScanConfigurationError: onTheWire(ScanConfigurationError, 422),
   InternalError: onTheWire(InternalError, 500)
 } as const

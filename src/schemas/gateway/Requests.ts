@@ -4,6 +4,7 @@
  */
 import { Schema } from "effect"
 import { ErrorBody } from "./GatewayErrors.ts"
+import { Citation, ToolCallTrace } from "./Tools.ts"
 
 export const ContentItem = Schema.Union(
   Schema.Struct({ type: Schema.Literal("text"), value: Schema.String }),
@@ -61,6 +62,10 @@ export class LlmRequest extends Schema.Class<LlmRequest>("LlmRequest")({
   errorMessage: Schema.NullOr(Schema.String),
   /** The request that answered this question again (a retry); such a turn leaves the conversation's history. */
   replacedBy: Schema.NullOr(Schema.String),
+  /** Every tool call of the loop, kept whatever its end (a request past the loop's bound too). */
+  toolCalls: Schema.Array(ToolCallTrace),
+  /** The pages of the conversation's document the answer used (docs/gateway-tools.md). */
+  citations: Schema.Array(Citation),
   createdAt: Schema.String,
   completedAt: Schema.NullOr(Schema.String)
 }) {}
@@ -69,7 +74,9 @@ const GenerationIds = { requestId: Schema.String, conversationId: Schema.String 
 
 /**
  * What a streamed answer sends, each event under its name (docs/gateway-requests.md): `start`,
- * `delta`… as the provider's parts arrive, `usage`, then `done` (COMPLETED or STOPPED) or `error`.
+ * `delta`… as the provider's parts arrive (with `tool-call` and `tool-result` around each tool the
+ * model uses), `usage`, `citations` for an answer about a document, then `done` (COMPLETED or
+ * STOPPED) or `error`.
  * The same events will go over the WebSocket.
  */
 export const GenerationEvent = Schema.Union(
@@ -78,6 +85,17 @@ export const GenerationEvent = Schema.Union(
     data: Schema.Struct({ ...GenerationIds, provider: Schema.String, model: Schema.String })
   }),
   Schema.Struct({ event: Schema.Literal("delta"), data: Schema.Struct({ text: Schema.String }) }),
+  /** The model asked for a tool (`cycle`: which of its answers), then the tool answered. */
+  Schema.Struct({
+    event: Schema.Literal("tool-call"),
+    data: Schema.Struct({ cycle: Schema.Int, tool: Schema.String, arguments: Schema.Unknown })
+  }),
+  Schema.Struct({
+    event: Schema.Literal("tool-result"),
+    data: Schema.Struct({ cycle: Schema.Int, tool: Schema.String, failed: Schema.Boolean })
+  }),
+  /** Before `done`, when the answer cites the conversation's document. */
+  Schema.Struct({ event: Schema.Literal("citations"), data: Schema.Struct({ citations: Schema.Array(Citation) }) }),
   Schema.Struct({
     event: Schema.Literal("usage"),
     data: Schema.Struct({ inputTokens: Schema.optional(Schema.Number), outputTokens: Schema.optional(Schema.Number) })

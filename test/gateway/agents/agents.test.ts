@@ -17,6 +17,12 @@ describe("gateway agents", () => {
         const base = yield* GatewayUrl
         const admin = as("acme", "alice")
         const conf = `${base}/api/v1/admin/agent/agent-conf`
+        // The tools an agent names exist: a native tool, and a tool of an MCP server of the tenant.
+        const wiki = yield* call(
+          `${base}/api/v1/admin/mcp/mcp-conf`,
+          json(admin, { id: "wiki", url: "http://127.0.0.1:9/mcp" })
+        )
+        expect(wiki.status).toBe(201)
 
         const created = yield* call(
           conf,
@@ -25,7 +31,7 @@ describe("gateway agents", () => {
             description: "Finds sources",
             instructions: "Find sources about {{input.topic}}.",
             llm: { model: "gpt-4o", temperature: 0 },
-            tools: ["search_documents", "mcp:wiki/lookup"],
+            tools: ["document_search", "mcp:wiki/lookup"],
             maxToolCycles: 8
           })
         )
@@ -35,7 +41,7 @@ describe("gateway agents", () => {
           description: "Finds sources",
           instructions: "Find sources about {{input.topic}}.",
           llm: { model: "gpt-4o", temperature: 0 },
-          tools: ["search_documents", "mcp:wiki/lookup"],
+          tools: ["document_search", "mcp:wiki/lookup"],
           maxToolCycles: 8
         })
         expect(created.json.id).toMatch(/^[0-9a-f-]{36}$/)

@@ -2,7 +2,8 @@
  * A tenant's agent configurations, in SQL (spec: "Admin: applications, agents, plans"): what an
  * AGENT node of a plan runs. Every statement is scoped to the tenant. A title is unique in the
  * tenant whatever its case (BAD_REQUEST otherwise, as the spec says); the instructions are a
- * template, checked on every write as prompt templates are.
+ * template, checked on every write as prompt templates are; its tools must be native tools or
+ * tools of the tenant's MCP servers (ToolRegistry.check).
  */
 import { SqlClient } from "@effect/sql"
 import { Effect, Schema } from "effect"
@@ -14,6 +15,7 @@ import { failOnUniqueViolation, isoUtc, tenantRecords } from "../../common/sql/F
 import { sqlJson } from "../../common/sql/StorableText.ts"
 import { Templates } from "../prompts/Templates.ts"
 import { currentTenant } from "../tenancy/CurrentReach.ts"
+import { ToolRegistry } from "../tools/ToolRegistry.ts"
 
 const JsonObject = Schema.Union(
   Schema.Record({ key: Schema.String, value: Schema.Unknown }),
@@ -83,6 +85,7 @@ export class Agents extends Effect.Service<Agents>()("gateway/Agents", {
   effect: Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
     const templates = yield* Templates
+    const tools = yield* ToolRegistry
     const columns = sql`id, title, description, instructions, llm, tools, max_tool_cycles,
       ${isoUtc(sql, "created_at")} AS created_at, ${isoUtc(sql, "updated_at")} AS updated_at`
 
@@ -109,6 +112,7 @@ export class Agents extends Effect.Service<Agents>()("gateway/Agents", {
         yield* templates.check(content.instructions).pipe(
           Effect.mapError((error) => new BadRequest({ message: `The agent's instructions: ${error.message}` }))
         )
+        yield* tools.check(content.tools)
       })
 
     const fields = (content: Content) => ({
@@ -183,5 +187,5 @@ export class Agents extends Effect.Service<Agents>()("gateway/Agents", {
       })
     }
   }),
-  dependencies: [Templates.Default]
+  dependencies: [Templates.Default, ToolRegistry.Default]
 }) {}

@@ -1,16 +1,19 @@
 /**
  * Conversations, each owned by one user of one tenant: every statement filters by the caller's
- * reach, so a user sees only their own and an admin view the whole tenant's.
+ * reach, so a user sees only their own and an admin view the whole tenant's. A conversation may be
+ * about a document of the broker (its `documentId`, checked with the broker when it is created),
+ * which the document tools read.
  */
 import { SqlClient, SqlSchema } from "@effect/sql"
 import { Effect, Option, Schema } from "effect"
 import { randomUUID } from "node:crypto"
 import { Conversation, type PageParams } from "../../../schemas/gateway/Conversations.ts"
-import { NotFound } from "../../../schemas/gateway/GatewayErrors.ts"
+import { BadRequest, NotFound } from "../../../schemas/gateway/GatewayErrors.ts"
 import { CurrentPrincipal, type Reach } from "../../../schemas/gateway/Tenancy.ts"
 import { isoUtc, pageOf, reachFilter } from "../../common/sql/Fragments.ts"
 import { afterRecords, RequestRecorder } from "../records/RequestRecorder.ts"
 import { tenantReach } from "../tenancy/CurrentReach.ts"
+import { BrokerDocuments } from "../tools/BrokerDocuments.ts"
 
 /** A page of conversations, and the words to look for in their titles. */
 type ListParams = PageParams & { readonly search?: string | undefined }
@@ -19,6 +22,7 @@ const ConversationRow = Schema.Struct({
   id: Schema.String,
   title: Schema.String,
   userId: Schema.String,
+  documentId: Schema.NullOr(Schema.String),
   createdAt: Schema.String,
   updatedAt: Schema.String
 })
@@ -27,8 +31,11 @@ export class Conversations extends Effect.Service<Conversations>()("gateway/Conv
   effect: Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
     const recorder = yield* RequestRecorder
+    const broker = yield* BrokerDocuments
     const iso = (column: string) => isoUtc(sql, column)
-    const columns = sql`id, title, user_id, ${iso("created_at")} AS created_at, ${iso("updated_at")} AS updated_at`
+    const columns = sql`id, title, user_id, document_id, ${iso("created_at")} AS created_at, ${
+      iso("updated_at")
+    } AS updated_at`
     const toConversation = (row: typeof ConversationRow.Type) => new Conversation(row)
 
     const find = SqlSchema.findOne({
@@ -79,15 +86,23 @@ export class Conversations extends Effect.Service<Conversations>()("gateway/Conv
     return afterRecords("Conversations", recorder.settled, {
       get: (id: string) => Effect.flatMap(CurrentPrincipal, (principal) => own(principal, id)),
 
-      create: (title: string | undefined) =>
+      create: (
+        { documentId, title }: { readonly title?: string | undefined; readonly documentId?: string | undefined }
+      ) =>
         Effect.gen(function*() {
           const principal = yield* CurrentPrincipal
+          if (documentId !== undefined) {
+            yield* broker.metadata(documentId).pipe(
+              Effect.mapError((error) => new BadRequest({ message: `The conversation's document: ${error.message}` }))
+            )
+          }
           const rows = yield* sql`INSERT INTO conversations ${
             sql.insert({
               tenantId: principal.tenantId,
               id: randomUUID(),
               userId: principal.userId,
-              title: title?.trim() || "New conversation"
+              title: title?.trim() || "New conversation",
+              documentId: documentId ?? null
             })
           } RETURNING ${columns}`.pipe(
             Effect.flatMap(Schema.decodeUnknown(Schema.Array(ConversationRow))),
@@ -110,5 +125,5 @@ export class Conversations extends Effect.Service<Conversations>()("gateway/Conv
       removeInTenant: (id: string) => Effect.flatMap(tenantReach(), (reach) => remove(reach, id))
     })
   }),
-  dependencies: [RequestRecorder.Default]
+  dependencies: [RequestRecorder.Default, BrokerDocuments.Default]
 }) {}

@@ -152,11 +152,18 @@ export const executionDriver = Effect.gen(function*() {
         }
         // Interrupted: the execution is no longer this driver's; the heartbeat says so next.
         if (Exit.isInterrupted(exit)) continue
-        const errorMessage = Option.match(Cause.failureOption(exit.cause), {
+        const failure = Cause.failureOption(exit.cause)
+        const errorMessage = Option.match(failure, {
           onNone: () => `Internal error: ${String(Cause.squash(exit.cause))}`,
           onSome: (failure) => failure.message
         })
-        if (!(yield* finishNode(nodeId, "FAILED", { errorMessage }))) return yield* stopAll
+        // A node that says what it did before failing (an agent's tool calls) keeps it as its output.
+        const output = Option.isSome(failure) ? failure.value.output : undefined
+        if (
+          !(yield* finishNode(nodeId, "FAILED", output === undefined ? { errorMessage } : { errorMessage, output }))
+        ) {
+          return yield* stopAll
+        }
         yield* fail(`The node '${nodeId}' failed: ${errorMessage}`)
         return
       }

@@ -3,7 +3,9 @@
  * with the prompt template engine from the node's context (`input`, `nodes.<id>.output`, and
  * `item`/`index` in a fan-out), its LLM call through the gateway's LLM service, and its output.
  * A PARALLEL node keeps each item's output as it finishes; a PLAN node runs its plan as a nested
- * execution, found again (not started again) when the node runs after a crash.
+ * execution, found again (not started again) when the node runs after a crash. An AGENT node with
+ * tools runs the tool loop; a TOOL node calls one tool of the registry. Document tools read the
+ * document the execution's input names (`input.documentId`), or a TOOL node's own `documentId`.
  */
 import type { Prompt } from "@effect/ai"
 import { Data, Effect, Option } from "effect"
@@ -15,10 +17,14 @@ import { Llm } from "../llm/Llm.ts"
 import { Plans } from "../plans/Plans.ts"
 import { Prompts } from "../prompts/Prompts.ts"
 import { Templates } from "../prompts/Templates.ts"
+import { newJournal, ToolLoop } from "../tools/ToolLoop.ts"
+import { ToolRegistry } from "../tools/ToolRegistry.ts"
 import { type ClaimedExecution, ExecutionStore } from "./ExecutionStore.ts"
 
-/** Why a node failed, as its `errorMessage` says. */
-export class NodeFailed extends Data.TaggedError("NodeFailed")<{ readonly message: string }> {}
+/** Why a node failed, as its `errorMessage` says; `output`, what it did before failing (an agent's tool calls). */
+export class NodeFailed
+  extends Data.TaggedError("NodeFailed")<{ readonly message: string; readonly output?: unknown }>
+{}
 
 /** What a node's templates and paths see. */
 interface NodeContext {
@@ -52,7 +58,12 @@ const parseJson = (text: string) =>
 const principalOf = (execution: ClaimedExecution) =>
   new Principal({ tenantId: execution.tenantId, userId: execution.userId, roles: [], isAdmin: true })
 
-const failed = (error: { readonly message: string }) => new NodeFailed({ message: error.message })
+const failed = (error: { readonly message: string }) =>
+  error instanceof NodeFailed ? error : new NodeFailed({ message: error.message })
+
+/** The document an execution is about, for document tools: its input's `documentId`. */
+const documentOf = (context: NodeContext) =>
+  typeof context.input.documentId === "string" ? context.input.documentId : undefined
 
 export class NodeWork extends Effect.Service<NodeWork>()("gateway/NodeWork", {
   effect: Effect.gen(function*() {
@@ -62,6 +73,8 @@ export class NodeWork extends Effect.Service<NodeWork>()("gateway/NodeWork", {
     const templates = yield* Templates
     const plans = yield* Plans
     const store = yield* ExecutionStore
+    const registry = yield* ToolRegistry
+    const loop = yield* ToolLoop
 
     const render = (template: string, context: NodeContext) =>
       Effect.flatMap(
@@ -79,6 +92,21 @@ export class NodeWork extends Effect.Service<NodeWork>()("gateway/NodeWork", {
           ? Effect.map(render(binding, context), (text) => [name, text] as const)
           : Effect.succeed([name, valueAt(context, binding.from)] as const)).pipe(Effect.map(Object.fromEntries))
 
+    const choose = (settings: PromptLlm | undefined) =>
+      llm.choose({
+        providerId: settings?.providerId,
+        model: settings?.model,
+        parameters: { temperature: settings?.temperature, topP: settings?.topP, maxTokens: settings?.maxTokens }
+      }, false)
+
+    const messages = (system: string | undefined, user: string): Array<Prompt.MessageEncoded> => [
+      ...(system ? [{ role: "system" as const, content: system }] : []),
+      { role: "user", content: user }
+    ]
+
+    const answered = (text: string, json: boolean | undefined) =>
+      json ? Effect.map(parseJson(text), (parsed) => ({ text, json: parsed })) : Effect.succeed({ text })
+
     /** One answer of the LLM `settings` choose (the tenant's default provider without one), as `{text, json?}`. */
     const ask = (
       settings: PromptLlm | undefined,
@@ -87,17 +115,40 @@ export class NodeWork extends Effect.Service<NodeWork>()("gateway/NodeWork", {
       json: boolean | undefined
     ) =>
       Effect.gen(function*() {
-        const chosen = yield* llm.choose({
-          providerId: settings?.providerId,
-          model: settings?.model,
-          parameters: { temperature: settings?.temperature, topP: settings?.topP, maxTokens: settings?.maxTokens }
-        }, false)
-        const prompt: Array<Prompt.MessageEncoded> = [
-          ...(system ? [{ role: "system" as const, content: system }] : []),
-          { role: "user", content: user }
-        ]
-        const { text } = yield* llm.generate(chosen, prompt, false)
-        return json ? { text, json: yield* parseJson(text) } : { text }
+        const chosen = yield* choose(settings)
+        const { text } = yield* llm.generate(chosen, messages(system, user), false)
+        return yield* answered(text, json)
+      })
+
+    /** An agent's answer through the tool loop: `{text, json?, toolCalls}`; a failure keeps the calls made as its output. */
+    const askWithTools = (
+      agent: Effect.Effect.Success<ReturnType<typeof agents.get>>,
+      system: string,
+      user: string,
+      json: boolean | undefined,
+      context: NodeContext
+    ) =>
+      Effect.gen(function*() {
+        const chosen = yield* choose(agent.llm)
+        if (!chosen.config.capabilities.tools) {
+          return yield* new NodeFailed({
+            message:
+              `The agent '${agent.title}' uses tools, and the model of ${chosen.config.id} cannot call them (its configuration does not declare tools)`
+          })
+        }
+        const context_ = { documentId: documentOf(context), vision: chosen.config.capabilities.vision }
+        const tools = yield* registry.resolve(agent.tools, context_)
+        const journal = newJournal()
+        const { text } = yield* loop.generate(chosen, messages(system, user), false, {
+          tools,
+          maxCycles: agent.maxToolCycles,
+          journal
+        }).pipe(
+          Effect.mapError((error) =>
+            new NodeFailed({ message: `${error._tag}: ${error.message}`, output: { toolCalls: journal.calls } })
+          )
+        )
+        return { ...(yield* answered(text, json)), toolCalls: journal.calls }
       })
 
     /** Waits for a nested execution to end: its output, or the node's failure. */
@@ -144,24 +195,20 @@ export class NodeWork extends Effect.Service<NodeWork>()("gateway/NodeWork", {
         case "AGENT":
           return Effect.gen(function*() {
             const agent = yield* agents.get(work.agentId)
-            // The tool loop is issue 20, part 3: an agent that may call tools is not run without them.
-            if (agent.tools.length > 0) {
-              return yield* new NodeFailed({
-                message: `The agent '${agent.title}' uses tools (${
-                  agent.tools.map((tool) => `unknown tool '${tool}'`).join(", ")
-                }): plan executions cannot call tools yet`
-              })
-            }
             const instructions = yield* render(agent.instructions, context)
             const input = yield* render(work.input, context)
-            return yield* ask(agent.llm, instructions, input, work.json)
+            return agent.tools.length === 0
+              ? yield* ask(agent.llm, instructions, input, work.json)
+              : yield* askWithTools(agent, instructions, input, work.json, context)
           }).pipe(Effect.mapError(failed))
         case "TOOL":
-          return Effect.fail(
-            new NodeFailed({
-              message: `unknown tool '${work.tool}': plan executions cannot call tools yet (no tool is registered)`
-            })
-          )
+          return Effect.gen(function*() {
+            const args = yield* bind(work.arguments, context)
+            const documentId = typeof args.documentId === "string" ? args.documentId : documentOf(context)
+            const [tool] = yield* registry.resolve([work.tool], { documentId, vision: false })
+            const { result } = yield* tool!.call(args)
+            return { result }
+          }).pipe(Effect.mapError(failed))
         case "CONDITION":
           return render(work.if, context).pipe(
             Effect.map((text) => ({ value: isTrue(text), branch: isTrue(text) ? "then" : "else" })),
@@ -227,5 +274,14 @@ export class NodeWork extends Effect.Service<NodeWork>()("gateway/NodeWork", {
         }, null).pipe(Effect.provideService(CurrentPrincipal, principalOf(execution)))
     }
   }),
-  dependencies: [Llm.Default, Prompts.Default, Agents.Default, Templates.Default, Plans.Default, ExecutionStore.Default]
+  dependencies: [
+    Llm.Default,
+    Prompts.Default,
+    Agents.Default,
+    Templates.Default,
+    Plans.Default,
+    ExecutionStore.Default,
+    ToolRegistry.Default,
+    ToolLoop.Default
+  ]
 }) {}

@@ -5,7 +5,7 @@
  * rejected requests are not retried, throttling and server errors are (with backoff), and a
  * configuration with a fallback hands over to it once its retries are spent.
  */
-import { AiError, LanguageModel, type Prompt } from "@effect/ai"
+import { AiError, LanguageModel, type Prompt, type Response, type Tool, type Toolkit } from "@effect/ai"
 import { AnthropicClient, AnthropicLanguageModel } from "@effect/ai-anthropic"
 import { OpenAiClient, OpenAiLanguageModel } from "@effect/ai-openai"
 import { HttpClient, HttpClientRequest } from "@effect/platform"
@@ -44,6 +44,21 @@ export interface ChosenModel {
   readonly model: string
   readonly languageModel: LanguageModel.Service
 }
+
+/**
+ * Tools offered to one answer (the tool loop's): `resolve` false leaves the calls the model asks
+ * for unrun (the loop's last answer past its bound).
+ */
+export interface OfferedTools {
+  readonly toolkit: Toolkit.WithHandler<Record<string, Tool.Any>>
+  readonly resolve: boolean
+}
+
+/** The options of one answer: the tools offered, or none. */
+const answerOptions = (prompt: Prompt.RawInput, tools: OfferedTools | undefined) =>
+  tools === undefined
+    ? { prompt, toolChoice: "none" as const }
+    : { prompt, toolkit: tools.toolkit, disableToolCallResolution: !tools.resolve }
 
 /** Language models kept built; the least recently built is dropped past this many. */
 const BUILT_MODELS = 256
@@ -239,9 +254,17 @@ export class Llm extends Effect.Service<Llm>()("gateway/Llm", {
        * The whole answer from the chosen model; throttling and server errors retried, then the
        * configuration's fallback tried.
        */
-      generate: Effect.fn("Llm.generate")((chosen: ChosenModel, prompt: Prompt.RawInput, needsVision: boolean) => {
+      generate: Effect.fn("Llm.generate")((
+        chosen: ChosenModel,
+        prompt: Prompt.RawInput,
+        needsVision: boolean,
+        tools?: OfferedTools
+      ) => {
         const attempt = (model: ChosenModel) =>
-          model.languageModel.generateText({ prompt, toolChoice: "none" }).pipe(
+          (model.languageModel.generateText(answerOptions(prompt, tools)) as Effect.Effect<
+            LanguageModel.GenerateTextResponse<Record<string, Tool.Any>>,
+            AiError.AiError
+          >).pipe(
             Effect.retry({ schedule: retry, while: isRetryable })
           )
         return attempt(chosen).pipe(
@@ -262,10 +285,13 @@ export class Llm extends Effect.Service<Llm>()("gateway/Llm", {
        * just closing are retried only until the first part arrives: parts already sent cannot be
        * taken back.
        */
-      stream: (chosen: ChosenModel, prompt: Prompt.RawInput) =>
+      stream: (chosen: ChosenModel, prompt: Prompt.RawInput, tools?: OfferedTools) =>
         Stream.suspend(() => {
           let started = false
-          return chosen.languageModel.streamText({ prompt, toolChoice: "none" }).pipe(
+          return (chosen.languageModel.streamText(answerOptions(prompt, tools)) as Stream.Stream<
+            Response.StreamPart<Record<string, Tool.Any>>,
+            AiError.AiError
+          >).pipe(
             Stream.mapChunks((parts) => ((started = true), parts)),
             Stream.retry(retry.pipe(Schedule.whileInput((error: AiError.AiError) => !started && isRetryable(error))))
           )

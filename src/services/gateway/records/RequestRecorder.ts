@@ -36,6 +36,9 @@ export interface Outcome {
   readonly latencyMs: number
   readonly firstTokenMs?: number | null | undefined
   readonly errorMessage?: string | undefined
+  /** What the tool loop did, and the pages the answer cites (docs/gateway-tools.md). */
+  readonly toolCalls?: ReadonlyArray<unknown> | undefined
+  readonly citations?: ReadonlyArray<unknown> | undefined
 }
 
 export interface StartedRequest {
@@ -145,6 +148,8 @@ const rowsOf = (records: ReadonlyArray<Record>) => {
           latency_ms: record.outcome.latencyMs,
           first_token_ms: record.outcome.firstTokenMs ?? null,
           error_message: record.outcome.errorMessage ?? null,
+          tool_calls: record.outcome.toolCalls ?? [],
+          citations: record.outcome.citations ?? [],
           completed_at: record.at
         }
         const started = requests.get(k)
@@ -281,18 +286,22 @@ export class RequestRecorder extends Effect.Service<RequestRecorder>()("gateway/
         ),
         new_requests AS (
           INSERT INTO llm_requests (tenant_id, id, conversation_id, user_id, inputs, status, provider_id, model, streamed, used_prompt, has_image, is_retry,
-            created_at, response, input_tokens, output_tokens, latency_ms, first_token_ms, error_message, completed_at)
+            created_at, response, input_tokens, output_tokens, latency_ms, first_token_ms, error_message, tool_calls, citations, completed_at)
           SELECT tenant_id, id, conversation_id, user_id, inputs, status, provider_id, model, streamed, used_prompt, has_image, is_retry,
-            created_at, coalesce(response, ''), input_tokens, output_tokens, latency_ms, first_token_ms, error_message, completed_at
+            created_at, coalesce(response, ''), input_tokens, output_tokens, latency_ms, first_token_ms, error_message,
+            coalesce(tool_calls, '[]'), coalesce(citations, '[]'), completed_at
           FROM jsonb_to_recordset((SELECT rows -> 'requests' FROM batch)) AS x(tenant_id text, id text, conversation_id text, user_id text, inputs jsonb,
             status text, provider_id text, model text, streamed boolean, used_prompt boolean, has_image boolean, is_retry boolean, created_at timestamptz,
-            response text, input_tokens integer, output_tokens integer, latency_ms integer, first_token_ms integer, error_message text, completed_at timestamptz)
+            response text, input_tokens integer, output_tokens integer, latency_ms integer, first_token_ms integer, error_message text,
+            tool_calls jsonb, citations jsonb, completed_at timestamptz)
         ),
         finished AS (
           UPDATE llm_requests AS r SET status = x.status, response = x.response, input_tokens = x.input_tokens, output_tokens = x.output_tokens,
-            latency_ms = x.latency_ms, first_token_ms = x.first_token_ms, error_message = x.error_message, completed_at = x.completed_at
+            latency_ms = x.latency_ms, first_token_ms = x.first_token_ms, error_message = x.error_message,
+            tool_calls = x.tool_calls, citations = x.citations, completed_at = x.completed_at
           FROM jsonb_to_recordset((SELECT rows -> 'finished' FROM batch)) AS x(tenant_id text, id text, status text, response text, input_tokens integer,
-            output_tokens integer, latency_ms integer, first_token_ms integer, error_message text, completed_at timestamptz)
+            output_tokens integer, latency_ms integer, first_token_ms integer, error_message text, tool_calls jsonb, citations jsonb,
+            completed_at timestamptz)
           WHERE r.tenant_id = x.tenant_id AND r.id = x.id AND r.status = 'RUNNING'
         ),
         touched AS (

@@ -3,15 +3,18 @@
  * prompts, images) after the conversation's earlier turns, the answer whole or streamed as
  * server-sent events, and the record of each (answer, usage, latency) for the statistics. A
  * generation can be stopped (POST /conversations/{id}/stop) or lost by its client: either way
- * the upstream call is cancelled and the partial answer kept, marked STOPPED.
+ * the upstream call is cancelled and the partial answer kept, marked STOPPED. A model that calls
+ * tools (its configuration says it can, and `disableReasoning` is not set) answers through the tool
+ * loop, whose calls the request keeps; an answer about the conversation's document cites its pages.
  */
 import type { Prompt } from "@effect/ai"
 import { SqlClient, SqlSchema } from "@effect/sql"
 import { Cause, Effect, Exit, Option, Schema, Struct } from "effect"
 import { randomUUID } from "node:crypto"
-import { NotFound } from "../../../schemas/gateway/GatewayErrors.ts"
+import { LlmCapabilityError, NotFound } from "../../../schemas/gateway/GatewayErrors.ts"
 import { LlmRequest, RequestBody, type RequestQuery } from "../../../schemas/gateway/Requests.ts"
 import { CurrentPrincipal, type Principal, type Reach } from "../../../schemas/gateway/Tenancy.ts"
+import { Citation, ToolCallTrace } from "../../../schemas/gateway/Tools.ts"
 import { isoUtc, pageOf, reachFilter } from "../../common/sql/Fragments.ts"
 import { UserChannels } from "../channels/UserChannels.ts"
 import { Conversations } from "../conversations/Conversations.ts"
@@ -19,6 +22,9 @@ import { Llm } from "../llm/Llm.ts"
 import { Prompts } from "../prompts/Prompts.ts"
 import { afterRecords, apiTime, type Outcome, preciseNow, RequestRecorder } from "../records/RequestRecorder.ts"
 import { tenantReach } from "../tenancy/CurrentReach.ts"
+import { citationsOf, DOCUMENT_INSTRUCTIONS } from "../tools/Citations.ts"
+import { newJournal, ToolLoop } from "../tools/ToolLoop.ts"
+import { ToolRegistry } from "../tools/ToolRegistry.ts"
 import { askedAgain, readQuestion, storedItems, titleFrom } from "./QuestionItems.ts"
 import { runningGenerations } from "./RunningGenerations.ts"
 import { streamedAnswer } from "./StreamedAnswer.ts"
@@ -36,9 +42,15 @@ const retryQuery = (
 const notFound = (id: string) => new NotFound({ message: `No request '${id}'` })
 
 /** A row of llm_requests: the record's fields, with the provider, usage and inputs as stored. */
+/** A jsonb list, as PostgreSQL (parsed) or PGlite (text) gives it. */
+const JsonList = <A, I>(item: Schema.Schema<A, I>) =>
+  Schema.Union(Schema.Array(item), Schema.parseJson(Schema.Array(item)))
+
 const Row = Schema.Struct({
-  ...Struct.omit(LlmRequest.fields, "provider", "usage", "inputs"),
-  inputs: Schema.Union(Schema.Array(Schema.Unknown), Schema.parseJson(Schema.Array(Schema.Unknown))),
+  ...Struct.omit(LlmRequest.fields, "provider", "usage", "inputs", "toolCalls", "citations"),
+  inputs: JsonList(Schema.Unknown),
+  toolCalls: JsonList(ToolCallTrace),
+  citations: JsonList(Citation),
   providerId: Schema.NullOr(Schema.String),
   inputTokens: Schema.NullOr(Schema.Int),
   outputTokens: Schema.NullOr(Schema.Int)
@@ -51,6 +63,8 @@ export class Requests extends Effect.Service<Requests>()("gateway/Requests", {
   scoped: Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
     const llm = yield* Llm
+    const loop = yield* ToolLoop
+    const registry = yield* ToolRegistry
     const prompts = yield* Prompts
     const conversations = yield* Conversations
     const recorder = yield* RequestRecorder
@@ -60,9 +74,9 @@ export class Requests extends Effect.Service<Requests>()("gateway/Requests", {
     const iso = (column: string) => isoUtc(sql, column)
     const columns =
       sql`id, conversation_id, status, inputs, response, provider_id, model, input_tokens, output_tokens, latency_ms,
-      first_token_ms, feedback, error_message, replaced_by, ${iso("created_at")} AS created_at, ${
-        iso("completed_at")
-      } AS completed_at`
+      first_token_ms, feedback, error_message, replaced_by, tool_calls, citations, ${
+        iso("created_at")
+      } AS created_at, ${iso("completed_at")} AS completed_at`
 
     const find = SqlSchema.findOne({
       Request: Schema.Struct({ tenantId: Schema.String, userId: Schema.optional(Schema.String), id: Schema.String }),
@@ -125,7 +139,20 @@ export class Requests extends Effect.Service<Requests>()("gateway/Requests", {
         const tenantId = principal.tenantId
         // A follow-up reads its conversation and history (after this process's pending records);
         // a new conversation is only recorded: nothing is read or awaited before the model is asked.
-        const conversationId = followed === undefined ? randomUUID() : (yield* conversations.get(followed)).id
+        const conversation = followed === undefined ? undefined : yield* conversations.get(followed)
+        const conversationId = conversation?.id ?? randomUUID()
+        const documentId = conversation?.documentId ?? undefined
+        // Tools only for a model that can call them, unless the request turns them off.
+        const toolsOn = !query.disableReasoning && chosen.config.capabilities.tools
+        if (documentId !== undefined && !query.disableReasoning && !toolsOn) {
+          return yield* new LlmCapabilityError({
+            message:
+              `The conversation is about a document, which the model of ${chosen.config.id} cannot read: its configuration does not declare tools (function calling)`
+          })
+        }
+        const tools = toolsOn
+          ? yield* registry.forRequest({ documentId, vision: chosen.config.capabilities.vision })
+          : []
         const earlier = followed === undefined ? [] : yield* history(principal, conversationId, how.replacing)
         if (followed === undefined) {
           yield* recorder.conversationStarted(
@@ -136,8 +163,12 @@ export class Requests extends Effect.Service<Requests>()("gateway/Requests", {
             at
           )
         }
-        const system: Array<Prompt.MessageEncoded> = promptLlm?.systemPrompt
-          ? [{ role: "system", content: promptLlm.systemPrompt }]
+        const instructions = [
+          ...(promptLlm?.systemPrompt ? [promptLlm.systemPrompt] : []),
+          ...(documentId !== undefined && toolsOn ? [DOCUMENT_INSTRUCTIONS] : [])
+        ]
+        const system: Array<Prompt.MessageEncoded> = instructions.length > 0
+          ? [{ role: "system", content: instructions.join("\n\n") }]
           : []
         const prompt: Array<Prompt.MessageEncoded> = [...system, ...earlier, { role: "user", content: parts }]
         const inputs = [{ role: "user", content: asked }]
@@ -167,15 +198,22 @@ export class Requests extends Effect.Service<Requests>()("gateway/Requests", {
           chosen,
           inputs,
           createdAt: at,
-          needsVision: items.some((i) => i.type === "image")
+          needsVision: items.some((i) => i.type === "image"),
+          documentId,
+          loop: { tools, journal: newJournal() }
         }
       })
 
     type Prepared = Effect.Effect.Success<ReturnType<typeof prepare>>
 
     /** Records the outcome of a request; the record as it now stands (a later outcome of the same request does not replace it). */
-    const finish = (principal: Principal, prepared: Prepared, outcome: Outcome) => {
+    const finish = (principal: Principal, prepared: Prepared, result: Outcome) => {
       const at = preciseNow()
+      const citations = prepared.documentId === undefined
+        ? []
+        : citationsOf(result.response, prepared.loop.journal.sources)
+      // The loop's calls are kept whatever its end: an answer, a failure past its bound, a stop.
+      const outcome = { ...result, toolCalls: [...prepared.loop.journal.calls], citations }
       return recorder.requestFinished(principal.tenantId, prepared.id, outcome, at).pipe(
         Effect.as(
           new LlmRequest({
@@ -192,6 +230,8 @@ export class Requests extends Effect.Service<Requests>()("gateway/Requests", {
             feedback: null,
             errorMessage: outcome.errorMessage ?? null,
             replacedBy: null,
+            toolCalls: outcome.toolCalls,
+            citations,
             createdAt: apiTime(prepared.createdAt),
             completedAt: apiTime(at)
           })
@@ -259,7 +299,7 @@ export class Requests extends Effect.Service<Requests>()("gateway/Requests", {
         const exit = yield* generations.run(
           principal.tenantId,
           prepared.conversationId,
-          llm.generate(prepared.chosen, prepared.prompt, prepared.needsVision)
+          loop.generate(prepared.chosen, prepared.prompt, prepared.needsVision, prepared.loop)
         ).pipe(
           // The client went away (or the server is stopping): the upstream call is cancelled, and the record must not stay RUNNING.
           Effect.onInterrupt(() =>
@@ -299,9 +339,11 @@ export class Requests extends Effect.Service<Requests>()("gateway/Requests", {
       Effect.map(
         prepare(principal, body, query, { streamed: true, replacing }),
         (prepared) =>
-          streamedAnswer(llm, prepared, {
+          streamedAnswer(loop.stream(prepared.chosen, prepared.prompt, prepared.loop), prepared, {
             run: (effect) => generations.run(principal.tenantId, prepared.conversationId, effect),
             record: (outcome) => finish(principal, prepared, outcome),
+            citations: (answer) =>
+              citationsOf(answer, prepared.loop.journal.sources).filter(() => prepared.documentId !== undefined),
             announce: (events) =>
               channels.publish(principal, { requestId: prepared.id, conversationId: prepared.conversationId }, events)
           })
@@ -388,5 +430,13 @@ export class Requests extends Effect.Service<Requests>()("gateway/Requests", {
       )
     }
   }),
-  dependencies: [Llm.Default, Prompts.Default, Conversations.Default, RequestRecorder.Default, UserChannels.Default]
+  dependencies: [
+    Llm.Default,
+    ToolLoop.Default,
+    ToolRegistry.Default,
+    Prompts.Default,
+    Conversations.Default,
+    RequestRecorder.Default,
+    UserChannels.Default
+  ]
 }) {}

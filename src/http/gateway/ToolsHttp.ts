@@ -1,0 +1,38 @@
+import { HttpApiBuilder } from "@effect/platform"
+import { Effect } from "effect"
+import { InternalError } from "../../schemas/gateway/GatewayErrors.ts"
+import { McpClients } from "../../services/gateway/mcp/McpClients.ts"
+import { McpServers } from "../../services/gateway/mcp/McpServers.ts"
+import { ToolRegistry } from "../../services/gateway/tools/ToolRegistry.ts"
+import { GatewayApi } from "./Api.ts"
+
+export const AdminToolsHttpLive = HttpApiBuilder.group(
+  GatewayApi,
+  "adminTools",
+  (handlers) =>
+    Effect.gen(function*() {
+      const registry = yield* ToolRegistry
+      return handlers.handle("list", () => Effect.sync(() => registry.listNative()))
+    })
+)
+
+export const AdminMcpHttpLive = HttpApiBuilder.group(
+  GatewayApi,
+  "adminMcp",
+  (handlers) =>
+    Effect.gen(function*() {
+      const servers = yield* McpServers
+      const clients = yield* McpClients
+      return handlers
+        .handle("list", () => servers.list())
+        .handle("get", ({ path }) => servers.get(path.id))
+        .handle("create", ({ payload }) => servers.create(payload))
+        .handle("update", ({ path, payload }) => servers.update(path.id, payload))
+        .handle("remove", ({ path }) => servers.remove(path.id))
+        // A server that cannot be reached fails the test as an unreachable LLM provider fails a request.
+        .handle("tools", ({ path }) =>
+          clients.test(path.id).pipe(
+            Effect.catchTag("ToolFailed", (error) => Effect.fail(new InternalError({ message: error.message })))
+          ))
+    })
+)
