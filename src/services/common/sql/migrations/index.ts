@@ -22,9 +22,9 @@ import createGatewayApplications from "./00017_create_gateway_applications.ts"
 import createGatewayAgents from "./00018_create_gateway_agents.ts"
 import createGatewayPlans from "./00019_create_gateway_plans.ts"
 import createGatewayPlanExecutions from "./00020_create_gateway_plan_executions.ts"
-import gatewayTools from "./00021_gateway_tools.ts"
 import createGatewayScripts from "./00022_create_gateway_scripts.ts"
 import createGatewayTempFiles from "./00023_create_gateway_temp_files.ts"
+import gatewayTools from "./00024_gateway_tools.ts"
 
 export const migrations = Migrator.fromRecord({
   "00001_create_documents": createDocuments,
@@ -47,7 +47,7 @@ export const migrations = Migrator.fromRecord({
   "00018_create_gateway_agents": createGatewayAgents,
   "00019_create_gateway_plans": createGatewayPlans,
   "00020_create_gateway_plan_executions": createGatewayPlanExecutions,
-  "00021_gateway_tools": gatewayTools,
   "00022_create_gateway_scripts": createGatewayScripts,
-  "00023_create_gateway_temp_files": createGatewayTempFiles
+  "00023_create_gateway_temp_files": createGatewayTempFiles,
+  "00024_gateway_tools": gatewayTools
 })
