@@ -10,7 +10,7 @@
  * most the records of the last moments, never an answer a client was waiting for; a graceful stop
  * writes everything first. See docs/gateway-requests.md ("Records").
  */
-import { SqlClient, type SqlError } from "@effect/sql"
+import { SqlClient, type SqlError, type Statement } from "@effect/sql"
 import { Config, Deferred, Duration, Effect, Schedule } from "effect"
 import { InternalError } from "../../../schemas/gateway/GatewayErrors.ts"
 import { durationConfig } from "../../common/DurationConfig.ts"
@@ -276,15 +276,19 @@ export class RequestRecorder extends Effect.Service<RequestRecorder>()("gateway/
     const sql = yield* SqlClient.SqlClient
     const settings = yield* RequestRecorderConfig
 
-    /** One statement writes a whole batch; the same text every time, the rows in one jsonb parameter. */
-    const write = (records: ReadonlyArray<Record>) =>
-      sql`WITH batch AS (SELECT ${sqlJson(rowsOf(records))}::jsonb AS rows),
-        new_conversations AS (
+    /**
+     * A batch statement's part for each kind of row: a CTE that reads its rows from the batch's
+     * jsonb. PGlite parses and plans every part of a statement each time it runs one, and at a
+     * model's pace a batch holds one or two kinds of rows: a statement of those parts alone takes
+     * its thread a half to two thirds of the time of one with all six.
+     */
+    const parts: { readonly [Kind in keyof ReturnType<typeof rowsOf>]: Statement.Fragment } = {
+      conversations: sql`new_conversations AS (
           INSERT INTO conversations (tenant_id, id, user_id, title, created_at, updated_at)
           SELECT tenant_id, id, user_id, title, at, at
           FROM jsonb_to_recordset((SELECT rows -> 'conversations' FROM batch)) AS x(tenant_id text, id text, user_id text, title text, at timestamptz)
-        ),
-        new_requests AS (
+        )`,
+      requests: sql`new_requests AS (
           INSERT INTO llm_requests (tenant_id, id, conversation_id, user_id, inputs, status, provider_id, model, streamed, used_prompt, has_image, is_retry,
             created_at, response, input_tokens, output_tokens, latency_ms, first_token_ms, error_message, tool_calls, citations, completed_at)
           SELECT tenant_id, id, conversation_id, user_id, inputs, status, provider_id, model, streamed, used_prompt, has_image, is_retry,
@@ -294,8 +298,8 @@ export class RequestRecorder extends Effect.Service<RequestRecorder>()("gateway/
             status text, provider_id text, model text, streamed boolean, used_prompt boolean, has_image boolean, is_retry boolean, created_at timestamptz,
             response text, input_tokens integer, output_tokens integer, latency_ms integer, first_token_ms integer, error_message text,
             tool_calls jsonb, citations jsonb, completed_at timestamptz)
-        ),
-        finished AS (
+        )`,
+      finished: sql`finished AS (
           UPDATE llm_requests AS r SET status = x.status, response = x.response, input_tokens = x.input_tokens, output_tokens = x.output_tokens,
             latency_ms = x.latency_ms, first_token_ms = x.first_token_ms, error_message = x.error_message,
             tool_calls = x.tool_calls, citations = x.citations, completed_at = x.completed_at
@@ -303,25 +307,35 @@ export class RequestRecorder extends Effect.Service<RequestRecorder>()("gateway/
             output_tokens integer, latency_ms integer, first_token_ms integer, error_message text, tool_calls jsonb, citations jsonb,
             completed_at timestamptz)
           WHERE r.tenant_id = x.tenant_id AND r.id = x.id AND r.status = 'RUNNING'
-        ),
-        touched AS (
+        )`,
+      touched: sql`touched AS (
           UPDATE conversations AS c SET updated_at = greatest(c.updated_at, x.at)
           FROM jsonb_to_recordset((SELECT rows -> 'touched' FROM batch)) AS x(tenant_id text, id text, at timestamptz)
           WHERE c.tenant_id = x.tenant_id AND c.id = x.id
-        ),
-        replaced AS (
+        )`,
+      replaced: sql`replaced AS (
           UPDATE llm_requests AS r SET replaced_by = x.replaced_by
           FROM jsonb_to_recordset((SELECT rows -> 'replaced' FROM batch)) AS x(tenant_id text, id text, replaced_by text)
           WHERE r.tenant_id = x.tenant_id AND r.id = x.id
-        ),
-        prompt_uses AS (
+        )`,
+      prompt_uses: sql`prompt_uses AS (
           INSERT INTO prompt_usage (tenant_id, prompt_id, version, uses, last_used_at)
           SELECT tenant_id, prompt_id, version, uses, at
           FROM jsonb_to_recordset((SELECT rows -> 'prompt_uses' FROM batch)) AS x(tenant_id text, prompt_id text, version integer, uses integer, at timestamptz)
           ON CONFLICT (tenant_id, prompt_id, version) DO UPDATE
             SET uses = prompt_usage.uses + excluded.uses, last_used_at = greatest(prompt_usage.last_used_at, excluded.last_used_at)
-        )
+        )`
+    }
+    const kinds = Object.keys(parts) as ReadonlyArray<keyof typeof parts>
+
+    /** One statement writes a whole batch, the rows in one jsonb parameter, with the parts of the kinds it has. */
+    const write = (records: ReadonlyArray<Record>): Effect.Effect<void, SqlError.SqlError> => {
+      const rows = rowsOf(records)
+      const present = kinds.filter((kind) => rows[kind].length > 0)
+      if (present.length === 0) return Effect.void
+      return sql`WITH batch AS (SELECT ${sqlJson(rows)}::jsonb AS rows), ${sql.csv(present.map((kind) => parts[kind]))}
         SELECT 1`.pipe(Effect.asVoid)
+    }
 
     /**
      * Writes a batch until it is written. A batch the database refuses for its data is written
