@@ -94,7 +94,11 @@ export interface GatewayBenchResults {
 const quad = (
   l: { readonly p50: number; readonly p90: number; readonly p99: number; readonly max: number },
   sign = ""
-) => `${sign}${round(l.p50, 2)} / ${sign}${round(l.p90, 2)} / ${sign}${round(l.p99, 2)} / ${sign}${round(l.max, 2)} ms`
+) => {
+  // A difference below zero carries its own sign ("-10.5", not "+-10.5").
+  const signed = (value: number) => `${value < 0 ? "" : sign}${round(value, 2)}`
+  return `${signed(l.p50)} / ${signed(l.p90)} / ${signed(l.p99)} / ${signed(l.max)} ms`
+}
 
 const runOf = (b: BackendResult, name: string, target: Run["target"], clients?: number) =>
   b.runs.find((r) => r.name.startsWith(name) && r.target === target && (clients === undefined || r.clients === clients))
