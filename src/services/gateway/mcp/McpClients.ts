@@ -12,6 +12,7 @@ import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js"
 import { StreamableHTTPClientTransport, StreamableHTTPError } from "@modelcontextprotocol/sdk/client/streamableHttp.js"
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js"
 import { Duration, Effect } from "effect"
+import { InternalError } from "../../../schemas/gateway/GatewayErrors.ts"
 import { ToolInfo } from "../../../schemas/gateway/Tools.ts"
 import { durationConfig } from "../../common/DurationConfig.ts"
 import { type GatewayTool, ToolFailed, type ToolOutput } from "../tools/GatewayTool.ts"
@@ -167,10 +168,15 @@ export class McpClients extends Effect.Service<McpClients>()("gateway/McpClients
     })
 
     return {
-      /** GET /admin/mcp/mcp-conf/{id}/tools: the server reached now, and its tools. */
+      /**
+       * GET /admin/mcp/mcp-conf/{id}/tools: the server reached now, and its tools. One that cannot
+       * be reached fails the test as an unreachable LLM provider fails a request (INTERNAL_ERROR).
+       */
       test: Effect.fn("McpClients.test")(function*(id: string) {
         const config = yield* servers.forUse(id)
-        const found = yield* listed(config)
+        const found = yield* listed(config).pipe(
+          Effect.catchTag("ToolFailed", (error) => Effect.fail(new InternalError({ message: error.message })))
+        )
         return {
           serverId: id,
           serverName: found.serverName,
