@@ -1,7 +1,7 @@
 import { HttpApiBuilder } from "@effect/platform"
 import { Effect } from "effect"
-import { McpClients } from "../../services/gateway/mcp/McpClients.ts"
-import { McpServers } from "../../services/gateway/mcp/McpServers.ts"
+import { McpClients } from "../../services/gateway/tools/McpClients.ts"
+import { McpServers } from "../../services/gateway/tools/McpServers.ts"
 import { ToolRegistry } from "../../services/gateway/tools/ToolRegistry.ts"
 import { GatewayApi } from "./Api.ts"
 

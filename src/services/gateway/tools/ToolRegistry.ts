@@ -5,9 +5,9 @@
  */
 import { Effect } from "effect"
 import { BadRequest } from "../../../schemas/gateway/GatewayErrors.ts"
-import { McpClients, parseMcpToolName } from "../mcp/McpClients.ts"
-import { McpServers } from "../mcp/McpServers.ts"
 import { type GatewayTool, type ToolContext, ToolFailed } from "./GatewayTool.ts"
+import { McpClients, parseMcpToolName } from "./McpClients.ts"
+import { McpServers } from "./McpServers.ts"
 import { NativeTools } from "./NativeTools.ts"
 
 export class ToolRegistry extends Effect.Service<ToolRegistry>()("gateway/ToolRegistry", {

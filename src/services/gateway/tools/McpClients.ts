@@ -15,7 +15,7 @@ import { Duration, Effect } from "effect"
 import { InternalError } from "../../../schemas/gateway/GatewayErrors.ts"
 import { ToolInfo } from "../../../schemas/gateway/Tools.ts"
 import { durationConfig } from "../../common/DurationConfig.ts"
-import { type GatewayTool, ToolFailed, type ToolOutput } from "../tools/GatewayTool.ts"
+import { type GatewayTool, ToolFailed, type ToolOutput } from "./GatewayTool.ts"
 import { type McpServerForUse, McpServers } from "./McpServers.ts"
 
 type TransportName = "streamable-http" | "sse" | "stdio"
