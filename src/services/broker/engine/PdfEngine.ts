@@ -32,6 +32,10 @@ export const PdfEngineConfig = Config.all({
   openDocumentBytesPerWorker: Config.integer("OPEN_DOCUMENT_BYTES_PER_WORKER").pipe(
     Config.withDefault(128 * 1024 * 1024)
   ),
+  /** Bytes of pixel buffers each worker keeps between pages, so a page allocates none (PixelBuffers.ts). */
+  pixelBufferBytesPerWorker: Config.integer("PIXEL_BUFFER_BYTES_PER_WORKER").pipe(
+    Config.withDefault(32 * 1024 * 1024)
+  ),
   timeout: durationConfig("RENDER_TIMEOUT", Duration.seconds(60)),
   /** Whole-document work of an order (a transformation's outputs, a comparison's pages, a text difference). */
   documentWorkTimeout: durationConfig("DOCUMENT_WORK_TIMEOUT", Duration.minutes(10)),
@@ -42,11 +46,12 @@ export const PdfEngineConfig = Config.all({
   workerIdle: durationConfig("RENDER_WORKER_IDLE", Duration.seconds(60))
 })
 
-/** The engine's own settings for its threads (WorkerDocuments.ts and PdfiumDocuments.ts read them). */
+/** The engine's own settings for its threads (WorkerDocuments.ts, PdfiumDocuments.ts and Rasterizer.ts read them). */
 export const engineWorkerSettings = PdfEngineConfig.pipe(
   Config.map((config) => ({
     pdfjsDocumentBytes: config.pdfjsDocumentBytesPerWorker,
-    openDocumentBytes: config.openDocumentBytesPerWorker
+    openDocumentBytes: config.openDocumentBytesPerWorker,
+    pixelBufferBytes: config.pixelBufferBytesPerWorker
   }))
 )
 

@@ -14,6 +14,12 @@ import { leavesOutListedAnnotations } from "../../../schemas/broker/PageImage.ts
 import { ANNOT_FLAG_HIDDEN, BITMAP_BGRA, FPDF_ANNOT, FPDF_REVERSE_BYTE_ORDER, heap, type Pdfium } from "./Pdfium.ts"
 import { type PdfiumDocument, PdfiumOpenError, withPdfiumDocument } from "./PdfiumDocuments.ts"
 import { PdfOpenFailed, PdfOperationFailed, type PdfSource, type RenderSettings } from "./PdfRequest.ts"
+import { PixelBuffers } from "./PixelBuffers.ts"
+import { workerSettings } from "./WorkerDocuments.ts"
+
+/** The engine's default (PdfEngine.ts), for a thread started without settings (a test's). */
+const { pixelBufferBytes } = workerSettings("engine", { pixelBufferBytes: 32 * 1024 * 1024 })
+const pixelBuffers = new PixelBuffers(pixelBufferBytes)
 
 /** Applies the descriptor's filters: C contrast and B brightness in percent, I invert when not 0. */
 const applyFilters = (image: sharp.Sharp, filters: RenderSettings["filters"]) =>
@@ -99,7 +105,10 @@ const hideListedAnnotations = (pdfium: Pdfium, page: number) => {
  */
 const BAND_PIXELS = 8 * 1024 * 1024
 
-/** The page drawn into `width` x `height` RGBA pixels (turned by `turns` quarters on top of its own rotation). */
+/**
+ * The page drawn into `width` x `height` RGBA pixels (turned by `turns` quarters on top of its own
+ * rotation), in a kept buffer the caller releases once sharp has read it.
+ */
 const drawPage = (
   pdfium: Pdfium,
   open: PdfiumDocument,
@@ -108,9 +117,11 @@ const drawPage = (
   withoutListed: boolean
 ) => {
   const { height, turns, width } = size
-  const pixels = Buffer.alloc(width * height * 4)
-  const restore = withoutListed ? hideListedAnnotations(pdfium, page) : () => {}
+  const buffer = pixelBuffers.take(width * height * 4)
+  const { pixels } = buffer
+  let restore = () => {}
   try {
+    restore = withoutListed ? hideListedAnnotations(pdfium, page) : restore
     const bandHeight = Math.max(1, Math.floor(BAND_PIXELS / width))
     for (let top = 0; top < height; top += bandHeight) {
       const rows = Math.min(bandHeight, height - top)
@@ -124,20 +135,23 @@ const drawPage = (
         pdfium.FPDF_RenderPageBitmap(bitmap, page, 0, -top, width, height, turns, FPDF_ANNOT | FPDF_REVERSE_BYTE_ORDER)
         pdfium.FPDF_FFLDraw(open.form, bitmap, page, 0, -top, width, height, turns, FPDF_REVERSE_BYTE_ORDER)
         const stride = pdfium.FPDFBitmap_GetStride(bitmap)
-        const buffer = pdfium.FPDFBitmap_GetBuffer(bitmap)
+        const drawn = pdfium.FPDFBitmap_GetBuffer(bitmap)
         const memory = heap(pdfium)
         for (let row = 0; row < rows; row++) {
-          const start = buffer + row * stride
+          const start = drawn + row * stride
           pixels.set(memory.subarray(start, start + width * 4), (top + row) * width * 4)
         }
       } finally {
         pdfium.FPDFBitmap_Destroy(bitmap)
       }
     }
+  } catch (error) {
+    buffer.release()
+    throw error
   } finally {
     restore()
   }
-  return pixels
+  return buffer
 }
 
 /** The page's pixels as `settings` ask, with PDFium; every handle closed before it returns. */
@@ -162,7 +176,7 @@ const rasterize = (source: PdfSource, index: number, settings: RenderSettings) =
           )
         }
         const withoutListed = leavesOutListedAnnotations(settings.filters)
-        return { pixels: drawPage(pdfium, open, page, { width, height, turns }, withoutListed), width, height }
+        return { ...drawPage(pdfium, open, page, { width, height, turns }, withoutListed), width, height }
       } finally {
         pdfium.FORM_OnBeforeClosePage(page, open.form)
       }
@@ -173,10 +187,14 @@ const rasterize = (source: PdfSource, index: number, settings: RenderSettings) =
 
 /** The page as a PNG `settings.width` pixels wide, turned by `settings.rotation` more than the page's own. */
 export const renderPng = async (source: PdfSource, index: number, settings: RenderSettings) => {
-  const { height, pixels, width } = await rasterize(source, index, settings)
-  // Measured: sharp from raw RGBA at compression 1 encodes ~9x faster than a canvas encoder at a similar size.
-  const image = applyFilters(sharp(pixels, { raw: { width, height, channels: 4 } }), settings.filters)
-  return new Uint8Array(await image.removeAlpha().png({ compressionLevel: 1, adaptiveFiltering: false }).toBuffer())
+  const { height, pixels, release, width } = await rasterize(source, index, settings)
+  try {
+    // Measured: sharp from raw RGBA at compression 1 encodes ~9x faster than a canvas encoder at a similar size.
+    const image = applyFilters(sharp(pixels, { raw: { width, height, channels: 4 } }), settings.filters)
+    return new Uint8Array(await image.removeAlpha().png({ compressionLevel: 1, adaptiveFiltering: false }).toBuffer())
+  } finally {
+    release()
+  }
 }
 
 /**
