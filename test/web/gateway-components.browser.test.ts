@@ -156,6 +156,72 @@ layer(Layer.provideMerge(gatewayTestLayer(defaultBackend.config), FakeLlmServer.
         expect(shown).toBe(request.response.trim())
       }))
 
+    it.scoped("a chat given an earlier conversation shows its turns, and goes on with it", () =>
+      Effect.gen(function*() {
+        const { base, fake } = yield* setup
+        const ask = (content: ReadonlyArray<unknown>, conversation?: string) =>
+          call(
+            `${base}/api/v1/requests`,
+            json(alice, { ...(conversation ? { conversation } : {}), inputs: [{ role: "user", content }] })
+          )
+        fake.script({ text: "Paris is **the capital**." })
+        const first = (yield* ask([{ type: "text", value: "What is the capital of France?" }])).json
+        fake.script({ text: "A dot." })
+        yield* ask([
+          { type: "text", value: "And this image?" },
+          { type: "image", value: `data:image/png;base64,${PNG_1x1}` }
+        ], first.conversationId)
+        yield* call(`${base}/api/v1/requests/${first.id}/feedback/GOOD`, { headers: alice, method: "PUT" })
+        // Retried: the first answer to the second question is replaced and leaves the conversation.
+        fake.script({ text: "A single dark pixel." })
+        yield* call(`${base}/api/v1/requests/retry`, json(alice, { conversation: first.conversationId }))
+
+        const { errors, tab } = yield* openPage(
+          base,
+          `<docstack-chat conversation="${first.conversationId}"></docstack-chat>`
+        )
+        const chat = tab.locator("docstack-chat")
+        yield* Effect.promise(() => chat.locator("li.answer").nth(1).waitFor())
+        expect(yield* Effect.promise(() => chat.locator("li.question").allInnerTexts())).toEqual([
+          "What is the capital of France?",
+          "And this image?"
+        ])
+        expect(yield* Effect.promise(() => chat.locator("li.answer .markdown").allInnerTexts())).toEqual([
+          "Paris is the capital.",
+          "A single dark pixel."
+        ])
+        expect(yield* Effect.promise(() => chat.locator("li.answer strong").innerText())).toBe("the capital")
+        const thumbnail = chat.locator("li.question img")
+        expect(yield* Effect.promise(() => thumbnail.evaluate((img: HTMLImageElement) => img.naturalWidth))).toBe(1)
+        expect(
+          yield* Effect.promise(() =>
+            chat.getByRole("button", { name: "Good answer" }).first().getAttribute("aria-pressed")
+          )
+        ).toBe("true")
+        yield* Effect.promise(() => tab.screenshot({ path: `${SCREENSHOTS}/gateway-chat-history.png` }))
+
+        // The next question goes on in the same conversation, the earlier turns sent with it.
+        fake.script({ text: "Berlin." })
+        yield* Effect.promise(async () => {
+          await send(tab, "And of Germany?")
+          await tab.locator("docstack-chat li.answer").nth(2).getByRole("button", { name: "Good answer" }).waitFor()
+        })
+        expect(yield* Effect.promise(() => chat.locator("li.question").count())).toBe(3)
+        expect(yield* Effect.promise(() => chat.getAttribute("conversation"))).toBe(first.conversationId)
+        const sent = fake.requests.at(-1)!.body.messages.map((m: { role: string }) => m.role)
+        expect(sent.filter((role: string) => role === "assistant")).toHaveLength(2)
+        expect(errors).toEqual([])
+      }))
+
+    it.scoped("a conversation that cannot be read says why", () =>
+      Effect.gen(function*() {
+        const { base } = yield* setup
+        const { tab } = yield* openPage(base, `<docstack-chat conversation="no-such-conversation"></docstack-chat>`)
+        const alert = tab.locator("docstack-chat").getByRole("alert")
+        yield* Effect.promise(() => alert.waitFor())
+        expect(yield* Effect.promise(() => alert.innerText())).toMatch(/^Could not load: .*no-such-conversation/)
+      }))
+
     it.scoped("attached images go with the question and show in it", () =>
       Effect.gen(function*() {
         const { base, fake } = yield* setup

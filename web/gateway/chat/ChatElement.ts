@@ -4,9 +4,9 @@
  * sanitized; Stop ends it (the partial answer stays); finished answers take feedback. `ask()` lets
  * a page (or `<docstack-quick-prompt>`) send content items, a stored prompt among them.
  */
-import { css, html, nothing, svg } from "lit"
+import { css, html, nothing, type PropertyValues, svg } from "lit"
 import { unsafeHTML } from "lit/directives/unsafe-html.js"
-import type { ContentItem, StreamEvent } from "../client/GatewayClient.ts"
+import type { ContentItem, StoredRequest, StreamEvent } from "../client/GatewayClient.ts"
 import { GatewayElement } from "../client/GatewayElement.ts"
 import { renderMarkdown } from "../client/Markdown.ts"
 
@@ -35,6 +35,26 @@ interface Turn {
   status: "RUNNING" | "COMPLETED" | "STOPPED" | "FAILED"
   error?: string
   feedback?: "GOOD" | "BAD"
+  /** Feedback given here and now (not read with an earlier turn): thanked for. */
+  thanked?: boolean
+}
+
+/** A turn the gateway kept, as the chat shows it: the question's text and images, the answer and its state. */
+const turnOf = (request: StoredRequest): Turn => {
+  const items = request.inputs.flatMap((input) => input.content)
+  return {
+    question: {
+      text: items.flatMap((item) => (item.type === "text" ? [item.text] : [])).join("\n"),
+      images: items.flatMap((item) =>
+        item.type === "image" ? [{ name: "", dataUrl: `data:${item.mediaType};base64,${item.data}` }] : []
+      )
+    },
+    requestId: request.id,
+    answer: request.response,
+    status: request.status,
+    ...(request.errorMessage === null ? {} : { error: request.errorMessage }),
+    ...(request.feedback === null ? {} : { feedback: request.feedback })
+  }
 }
 
 const readAsDataUrl = (file: File) =>
@@ -53,18 +73,36 @@ export class ChatElement extends GatewayElement {
     attached: { state: true }
   }
 
-  /** The conversation's ID: set to continue one; set by the element once its first answer starts. */
+  /**
+   * The conversation's ID: set to continue one (its earlier turns are read and shown); set by the
+   * element once its first answer starts.
+   */
   declare conversation: string | undefined
   declare turns: Array<Turn>
   declare draft: string
   declare attached: ReadonlyArray<Attached>
   private running: AbortController | undefined
+  /** The conversation this element started itself: it shows every turn of it already. */
+  private started: string | undefined
 
   constructor() {
     super()
     this.turns = []
     this.draft = ""
     this.attached = []
+  }
+
+  /** A conversation given by the page: its earlier turns, those a retry replaced left out. */
+  protected override async read() {
+    const id = this.conversation
+    if (id === undefined || id === this.started) return
+    const earlier = (await this.client.requestsOf(id)).filter((request) => request.replacedBy === null)
+    if (this.conversation === id) this.turns = earlier.map(turnOf)
+  }
+
+  override willUpdate(changed: PropertyValues<this>) {
+    // The first one is read when the element connects.
+    if (changed.has("conversation") && this.hasUpdated) void this.load()
   }
 
   /** Sends content items as the next question; `shown` is what the conversation shows of it. */
@@ -93,6 +131,7 @@ export class ChatElement extends GatewayElement {
     if (event === "start") {
       turn.requestId = data.requestId
       if (this.conversation !== data.conversationId) {
+        this.started = data.conversationId
         this.conversation = data.conversationId
         this.emit("chat-conversation", { conversationId: data.conversationId })
       }
@@ -140,6 +179,7 @@ export class ChatElement extends GatewayElement {
   private async giveFeedback(turn: Turn, feedback: "GOOD" | "BAD") {
     await this.client.feedback(turn.requestId!, feedback)
     turn.feedback = feedback
+    turn.thanked = true
     this.turns = [...this.turns]
   }
 
@@ -162,7 +202,7 @@ export class ChatElement extends GatewayElement {
                 @click=${() => this.giveFeedback(turn, "GOOD")}>${icon(THUMB_UP)}</button>
               <button aria-label=${t("bad")} title=${t("bad")} aria-pressed=${turn.feedback === "BAD"}
                 @click=${() => this.giveFeedback(turn, "BAD")}>${icon(THUMB_DOWN)}</button>
-              ${turn.feedback ? html`<span class="note" role="status">${t("feedbackSaved")}</span>` : nothing}
+              ${turn.thanked ? html`<span class="note" role="status">${t("feedbackSaved")}</span>` : nothing}
             </div>`
         : nothing
     }
@@ -173,6 +213,7 @@ export class ChatElement extends GatewayElement {
     const t = this.t
     const busy = this.running !== undefined
     return html`
+      ${this.error ? html`<p role="alert">${t("loadFailed", { message: this.error })}</p>` : nothing}
       <ol class="turns" aria-label=${t("conversation")} aria-live="polite">
         ${
       this.turns.length === 0

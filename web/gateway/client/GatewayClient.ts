@@ -33,6 +33,23 @@ export interface PromptDisplay {
   readonly description: string | null
 }
 
+/** An item of a question as the gateway keeps it: prompts rendered into text, images as base64. */
+export type StoredItem =
+  | { readonly type: "text"; readonly text: string }
+  | { readonly type: "image"; readonly mediaType: string; readonly data: string }
+
+/** A request of a conversation as the gateway keeps it: the fields the chat shows. */
+export interface StoredRequest {
+  readonly id: string
+  readonly status: "RUNNING" | "COMPLETED" | "STOPPED" | "FAILED"
+  readonly inputs: ReadonlyArray<{ readonly content: ReadonlyArray<StoredItem> }>
+  readonly response: string
+  readonly feedback: "GOOD" | "BAD" | null
+  readonly errorMessage: string | null
+  /** Set when a retry answered the question again: that turn is no longer part of the conversation. */
+  readonly replacedBy: string | null
+}
+
 export interface GatewayClientOptions {
   /** The gateway's address; the page's own origin when empty. */
   readonly baseUrl: string
@@ -103,6 +120,18 @@ export class GatewayClient {
 
   async feedback(requestId: string, feedback: "GOOD" | "BAD") {
     await this.call(`/api/v1/requests/${encodeURIComponent(requestId)}/feedback/${feedback}`, { method: "PUT" })
+  }
+
+  /** Every request of the conversation, oldest first, read page after page. */
+  async requestsOf(conversationId: string) {
+    const all: Array<StoredRequest> = []
+    for (let page = 0;; page++) {
+      const found = await this.get<{ readonly content: ReadonlyArray<StoredRequest>; readonly totalPages: number }>(
+        `/api/v1/requests?conversation=${encodeURIComponent(conversationId)}&page=${page}&size=100`
+      )
+      all.push(...found.content)
+      if (page + 1 >= found.totalPages) return all
+    }
   }
 
   /** The Quick Prompt buttons of the current user. */
