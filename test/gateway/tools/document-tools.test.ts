@@ -6,31 +6,14 @@
  * the native tools listed, and plan executions whose AGENT and TOOL nodes call them.
  */
 import { describe, expect, layer } from "@effect/vitest"
-import { Context, Effect, Layer } from "effect"
-import { brokerTestLayer, BrokerUrl, gatewayTestLayer, GatewayUrl } from "../../../src/layers/Test.ts"
+import { Effect } from "effect"
+import { GatewayUrl } from "../../../src/layers/Test.ts"
 import { backends } from "../../support/backends.ts"
-import { type FakeLlm, FakeLlmServer } from "../../support/fake-llm.ts"
+import type { FakeLlm } from "../../support/fake-llm.ts"
 import { as, expectErrorBody, json, readEvents } from "../../support/gateway.ts"
-import { call, corpusFile, uploadOk } from "../../support/http.ts"
+import { call } from "../../support/http.ts"
 import { nodeOf, runToEnd } from "../../support/plan-executions.ts"
-
-const MAX_CYCLES = 2
-
-/** A broker, then a gateway that reaches it, and the fake provider. */
-const stack = (config: Readonly<Record<string, string>>) =>
-  Layer.unwrapScoped(Effect.gen(function*() {
-    const broker = Context.get(yield* Layer.build(brokerTestLayer()), BrokerUrl)
-    return Layer.merge(
-      gatewayTestLayer({
-        ...config,
-        GATEWAY_BROKER_URL: broker,
-        GATEWAY_TOOL_MAX_CYCLES: String(MAX_CYCLES),
-        PLAN_EXECUTION_POLL_INTERVAL: "100 millis",
-        LLM_RETRY_BASE_DELAY: "10 millis"
-      }),
-      Layer.succeed(BrokerUrl, broker)
-    )
-  })).pipe(Layer.provideMerge(FakeLlmServer.layer))
+import { documentConversation, documentToolsStack, MAX_CYCLES } from "./document-stack.ts"
 
 /** The requests the fake received for the question tagged `marker`. */
 const asked = (fake: FakeLlm, marker: string) => fake.requests.filter((r) => JSON.stringify(r.body).includes(marker))
@@ -38,30 +21,10 @@ const last = (body: any) => body.messages[body.messages.length - 1]
 
 /** Each test its own tenant, provider (tools on) and conversation about nested_outline.pdf (page 3: "Motivation"). */
 const setup = (tenant: string, capabilities: { tools: boolean; vision?: boolean } = { tools: true }) =>
-  Effect.gen(function*() {
-    const base = yield* GatewayUrl
-    const broker = yield* BrokerUrl
-    const fake = yield* FakeLlmServer
-    const user = as(tenant, "alice")
-    const provider = yield* call(
-      `${base}/api/v1/admin/llm/provider-conf`,
-      json(user, { id: "local", type: "openai-compatible", model: "m", baseUrl: `${fake.url}/v1`, capabilities })
-    )
-    expect(provider.status, provider.text).toBe(201)
-    const documentId = yield* uploadOk(broker, corpusFile("pdf/nested_outline.pdf"))
-    const conversation = yield* call(`${base}/api/v1/conversations`, json(user, { documentId }))
-    expect(conversation.status, conversation.text).toBe(201)
-    expect(conversation.json.documentId).toBe(documentId)
-    const ask = (question: string, query = "") =>
-      call(
-        `${base}/api/v1/requests${query}`,
-        json(user, {
-          conversation: conversation.json.id,
-          inputs: [{ role: "user", content: [{ type: "text", value: question }] }]
-        })
-      )
-    return { base, fake, user, documentId, conversationId: conversation.json.id as string, ask }
-  })
+  documentConversation(
+    tenant,
+    (fake) => ({ id: "local", type: "openai-compatible", model: "m", baseUrl: `${fake.url}/v1`, capabilities })
+  )
 
 /** The model searches for `query`, then answers `answer` once it has the tool's result. */
 const searchThenAnswer = (fake: FakeLlm, marker: string, query: string, answer: string) =>
@@ -74,7 +37,7 @@ const searchThenAnswer = (fake: FakeLlm, marker: string, query: string, answer: 
 
 for (const backend of backends) {
   describe(`document tools and the tool loop (${backend.name})`, () => {
-    layer(stack(backend.config), { timeout: 120_000 })("gateway with a broker", (it) => {
+    layer(documentToolsStack(backend.config), { timeout: 120_000 })("gateway with a broker", (it) => {
       it.effect("GET /admin/tools lists the native tools with their arguments", () =>
         Effect.gen(function*() {
           const base = yield* GatewayUrl

@@ -1,0 +1,57 @@
+/**
+ * What the tool-loop tests stand on: a real broker, a gateway that reaches it (its tool loop bounded
+ * at MAX_CYCLES), the fake LLM provider, and per test a tenant of its own with a provider
+ * configuration and a conversation about nested_outline.pdf (page 2 "Background", page 3
+ * "Motivation").
+ */
+import { expect } from "@effect/vitest"
+import { Context, Effect, Layer } from "effect"
+import { brokerTestLayer, BrokerUrl, gatewayTestLayer, GatewayUrl } from "../../../src/layers/Test.ts"
+import { type FakeLlm, FakeLlmServer } from "../../support/fake-llm.ts"
+import { as, json } from "../../support/gateway.ts"
+import { call, corpusFile, uploadOk } from "../../support/http.ts"
+
+export const MAX_CYCLES = 2
+
+/** A broker, then a gateway that reaches it, and the fake provider. */
+export const documentToolsStack = (config: Readonly<Record<string, string>>) =>
+  Layer.unwrapScoped(Effect.gen(function*() {
+    const broker = Context.get(yield* Layer.build(brokerTestLayer()), BrokerUrl)
+    return Layer.merge(
+      gatewayTestLayer({
+        ...config,
+        GATEWAY_BROKER_URL: broker,
+        GATEWAY_TOOL_MAX_CYCLES: String(MAX_CYCLES),
+        PLAN_EXECUTION_POLL_INTERVAL: "100 millis",
+        LLM_RETRY_BASE_DELAY: "10 millis"
+      }),
+      Layer.succeed(BrokerUrl, broker)
+    )
+  })).pipe(Layer.provideMerge(FakeLlmServer.layer))
+
+/**
+ * Tenant `tenant`'s default provider (the fields `provider` gives for the fake) and a conversation
+ * about nested_outline.pdf; `ask` sends a question in it.
+ */
+export const documentConversation = (tenant: string, provider: (fake: FakeLlm) => Record<string, unknown>) =>
+  Effect.gen(function*() {
+    const base = yield* GatewayUrl
+    const broker = yield* BrokerUrl
+    const fake = yield* FakeLlmServer
+    const user = as(tenant, "alice")
+    const created = yield* call(`${base}/api/v1/admin/llm/provider-conf`, json(user, provider(fake)))
+    expect(created.status, created.text).toBe(201)
+    const documentId = yield* uploadOk(broker, corpusFile("pdf/nested_outline.pdf"))
+    const conversation = yield* call(`${base}/api/v1/conversations`, json(user, { documentId }))
+    expect(conversation.status, conversation.text).toBe(201)
+    expect(conversation.json.documentId).toBe(documentId)
+    const ask = (question: string, query = "") =>
+      call(
+        `${base}/api/v1/requests${query}`,
+        json(user, {
+          conversation: conversation.json.id,
+          inputs: [{ role: "user", content: [{ type: "text", value: question }] }]
+        })
+      )
+    return { base, fake, user, documentId, conversationId: conversation.json.id as string, ask }
+  })
