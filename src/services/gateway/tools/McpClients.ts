@@ -5,12 +5,19 @@
  * (only when GATEWAY_MCP_STDIO_ENABLED). A server that no longer knows the client's session (404,
  * as the MCP specification says; some servers answer 400 naming the session) gets a new client,
  * and the call is made once more: a refused session ran nothing.
+ *
+ * A server's tool list is kept with its connection for GATEWAY_MCP_TOOL_LIST_TTL (60 s), and
+ * dropped at once when the server says it changed (`notifications/tools/list_changed`, for a server
+ * that announces `tools.listChanged`): every request offered a server's tools would otherwise ask
+ * for the list first, a round trip to the server before the model is even asked. The connection
+ * test lists afresh every time.
  */
 import { Client } from "@modelcontextprotocol/sdk/client/index.js"
 import { SSEClientTransport } from "@modelcontextprotocol/sdk/client/sse.js"
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js"
 import { StreamableHTTPClientTransport, StreamableHTTPError } from "@modelcontextprotocol/sdk/client/streamableHttp.js"
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js"
+import { ToolListChangedNotificationSchema } from "@modelcontextprotocol/sdk/types.js"
 import { Duration, Effect } from "effect"
 import { InternalError } from "../../../schemas/gateway/GatewayErrors.ts"
 import { ToolInfo } from "../../../schemas/gateway/Tools.ts"
@@ -20,9 +27,13 @@ import { type McpServerForUse, McpServers } from "./McpServers.ts"
 
 type TransportName = "streamable-http" | "sse" | "stdio"
 
+type ListedTool = Awaited<ReturnType<Client["listTools"]>>["tools"][number]
+
 interface Connection {
   readonly client: Client
   readonly transport: TransportName
+  /** The tools as last listed, and when. */
+  tools?: { readonly list: Promise<ReadonlyArray<ListedTool>>; readonly at: number } | undefined
 }
 
 /** A tool's name as agents and plans give it. */
@@ -58,6 +69,7 @@ export class McpClients extends Effect.Service<McpClients>()("gateway/McpClients
     const servers = yield* McpServers
     const timeout = yield* durationConfig("GATEWAY_MCP_TIMEOUT", "30 seconds")
     const options = { timeout: Duration.toMillis(timeout) }
+    const toolListTtl = Duration.toMillis(yield* durationConfig("GATEWAY_MCP_TOOL_LIST_TTL", "60 seconds"))
     /** Connections by tenant, server and configuration version; a changed configuration connects anew. */
     const open = new Map<string, Promise<Connection>>()
     const keyOf = ({ server, tenantId }: McpServerForUse) => `${tenantId}\u0000${server.id}\u0000${server.updatedAt}`
@@ -70,7 +82,13 @@ export class McpClients extends Effect.Service<McpClients>()("gateway/McpClients
     const attempt = async (transport: Transport, name: TransportName) => {
       const client = new Client({ name: "docstack-gateway", version: "1" })
       await client.connect(transport, options)
-      return { client, transport: name } satisfies Connection
+      const connection: Connection = { client, transport: name }
+      if (client.getServerCapabilities()?.tools?.listChanged === true) {
+        client.setNotificationHandler(ToolListChangedNotificationSchema, () => {
+          connection.tools = undefined
+        })
+      }
+      return connection
     }
 
     const connect = async (config: McpServerForUse): Promise<Connection> => {
@@ -133,12 +151,20 @@ export class McpClients extends Effect.Service<McpClients>()("gateway/McpClients
         catch: (error) => new ToolFailed({ message: `MCP server '${config.server.id}': ${what}: ${reason(error)}` })
       })
 
-    const listed = (config: McpServerForUse) =>
-      withClient(config, "listing its tools", async (c) => ({
-        transport: c.transport,
-        serverName: c.client.getServerVersion()?.name ?? null,
-        tools: (await c.client.listTools(undefined, options)).tools
-      }))
+    /** The server's tools: as kept with the connection while they are fresh, unless `afresh`. */
+    const listed = (config: McpServerForUse, afresh = false) =>
+      withClient(config, "listing its tools", async (c) => {
+        const kept = c.tools
+        let list = kept?.list
+        if (afresh || kept === undefined || Date.now() - kept.at >= toolListTtl) {
+          const listing = c.client.listTools(undefined, options).then((found) => found.tools)
+          c.tools = { list: listing, at: Date.now() }
+          // A failed listing is not kept: the next use asks again.
+          listing.catch(() => c.tools?.list === listing && (c.tools = undefined))
+          list = listing
+        }
+        return { transport: c.transport, serverName: c.client.getServerVersion()?.name ?? null, tools: await list! }
+      })
 
     const toolOf = (
       config: McpServerForUse,
@@ -174,7 +200,7 @@ export class McpClients extends Effect.Service<McpClients>()("gateway/McpClients
        */
       test: Effect.fn("McpClients.test")(function*(id: string) {
         const config = yield* servers.forUse(id)
-        const found = yield* listed(config).pipe(
+        const found = yield* listed(config, true).pipe(
           Effect.catchTag("ToolFailed", (error) => Effect.fail(new InternalError({ message: error.message })))
         )
         return {
