@@ -8,7 +8,7 @@ import { expect } from "@effect/vitest"
 import { Context, Effect, Layer } from "effect"
 import { brokerTestLayer, BrokerUrl, gatewayTestLayer, GatewayUrl } from "../../../src/layers/Test.ts"
 import { type FakeLlm, FakeLlmServer } from "../../support/fake-llm.ts"
-import { as, json } from "../../support/gateway.ts"
+import { as, json, readEvents } from "../../support/gateway.ts"
 import { call, corpusFile, uploadOk } from "../../support/http.ts"
 
 export const MAX_CYCLES = 2
@@ -54,4 +54,51 @@ export const documentConversation = (tenant: string, provider: (fake: FakeLlm) =
         })
       )
     return { base, fake, user, documentId, conversationId: conversation.json.id as string, ask }
+  })
+
+/** What the streamed tests' model answers once it has searched for "Background". */
+export const BACKGROUND_ANSWER = "See the background [p. 2]."
+
+/**
+ * Asks `question` streamed in the conversation, the model searching for "Background" and then
+ * answering BACKGROUND_ANSWER, and checks what the client sees whatever the provider's protocol:
+ * start, the tool call, its result, the answer's deltas, the citation of page 2, done. The events,
+ * for a test's own checks.
+ */
+export const askStreamedAboutBackground = (
+  asker: { readonly base: string; readonly conversationId: string; readonly user: Record<string, string> },
+  question: string
+) =>
+  Effect.gen(function*() {
+    const { events, status } = yield* readEvents(
+      `${asker.base}/api/v1/requests/stream`,
+      json(asker.user, {
+        conversation: asker.conversationId,
+        inputs: [{ role: "user", content: [{ type: "text", value: question }] }]
+      })
+    )
+    expect(status).toBe(200)
+    const names = events.map((e) => e.event)
+    expect(names.filter((n) => n !== "delta" && n !== "usage")).toEqual([
+      "start",
+      "tool-call",
+      "tool-result",
+      "citations",
+      "done"
+    ])
+    expect(JSON.parse(events[names.indexOf("tool-call")]!.data)).toEqual({
+      cycle: 1,
+      tool: "document_search",
+      arguments: { query: "Background" }
+    })
+    expect(JSON.parse(events[names.indexOf("tool-result")]!.data)).toEqual({
+      cycle: 1,
+      tool: "document_search",
+      failed: false
+    })
+    const text = events.filter((e) => e.event === "delta").map((e) => JSON.parse(e.data).text).join("")
+    expect(text).toBe(BACKGROUND_ANSWER)
+    const citations = JSON.parse(events[names.indexOf("citations")]!.data).citations
+    expect(citations.map((c: { pageNumber: number }) => c.pageNumber)).toEqual([2])
+    return events
   })

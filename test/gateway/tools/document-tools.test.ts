@@ -13,7 +13,13 @@ import type { FakeLlm } from "../../support/fake-llm.ts"
 import { as, expectErrorBody, json, readEvents } from "../../support/gateway.ts"
 import { call } from "../../support/http.ts"
 import { nodeOf, runToEnd } from "../../support/plan-executions.ts"
-import { documentConversation, documentToolsStack, MAX_CYCLES } from "./document-stack.ts"
+import {
+  askStreamedAboutBackground,
+  BACKGROUND_ANSWER,
+  documentConversation,
+  documentToolsStack,
+  MAX_CYCLES
+} from "./document-stack.ts"
 
 /** The requests the fake received for the question tagged `marker`. */
 const asked = (fake: FakeLlm, marker: string) => fake.requests.filter((r) => JSON.stringify(r.body).includes(marker))
@@ -97,37 +103,8 @@ for (const backend of backends) {
       it.effect("streamed: tool-call and tool-result events, the answer's deltas, citations, done", () =>
         Effect.gen(function*() {
           const { base, conversationId, fake, user } = yield* setup("ask-stream")
-          searchThenAnswer(fake, "ASK-STREAM", "Background", "See the background [p. 2].")
-          const { events, status } = yield* readEvents(
-            `${base}/api/v1/requests/stream`,
-            json(user, {
-              conversation: conversationId,
-              inputs: [{ role: "user", content: [{ type: "text", value: "ASK-STREAM background?" }] }]
-            })
-          )
-          expect(status).toBe(200)
-          const names = events.map((e) => e.event)
-          expect(names.filter((n) => n !== "delta" && n !== "usage")).toEqual([
-            "start",
-            "tool-call",
-            "tool-result",
-            "citations",
-            "done"
-          ])
-          expect(JSON.parse(events[names.indexOf("tool-call")]!.data)).toEqual({
-            cycle: 1,
-            tool: "document_search",
-            arguments: { query: "Background" }
-          })
-          expect(JSON.parse(events[names.indexOf("tool-result")]!.data)).toEqual({
-            cycle: 1,
-            tool: "document_search",
-            failed: false
-          })
-          const text = events.filter((e) => e.event === "delta").map((e) => JSON.parse(e.data).text).join("")
-          expect(text).toBe("See the background [p. 2].")
-          const citations = JSON.parse(events[names.indexOf("citations")]!.data).citations
-          expect(citations.map((c: { pageNumber: number }) => c.pageNumber)).toEqual([2])
+          searchThenAnswer(fake, "ASK-STREAM", "Background", BACKGROUND_ANSWER)
+          const events = yield* askStreamedAboutBackground({ base, conversationId, user }, "ASK-STREAM background?")
           // Usage of both answers added up (the fake reports 11 + 7 for each).
           expect(JSON.parse(events.filter((e) => e.event === "usage").at(-1)!.data)).toEqual({
             inputTokens: 22,

@@ -9,8 +9,12 @@ import { describe, expect, layer } from "@effect/vitest"
 import { Effect } from "effect"
 import { defaultBackend } from "../../support/backends.ts"
 import type { FakeLlm, RecordedRequest } from "../../support/fake-llm.ts"
-import { json, readEvents } from "../../support/gateway.ts"
-import { documentConversation, documentToolsStack } from "./document-stack.ts"
+import {
+  askStreamedAboutBackground,
+  BACKGROUND_ANSWER,
+  documentConversation,
+  documentToolsStack
+} from "./document-stack.ts"
 
 interface ProtocolCase {
   readonly type: "openai" | "anthropic"
@@ -116,32 +120,8 @@ layer(documentToolsStack(defaultBackend.config), { timeout: 120_000 })("the tool
         Effect.gen(function*() {
           const marker = `STREAM-${protocol.type}`
           const { base, conversationId, fake, user } = yield* setup(`tools-${protocol.type}-stream`)
-          searchThenAnswer(fake, marker, "Background", "See the background [p. 2].")
-          const { events, status } = yield* readEvents(
-            `${base}/api/v1/requests/stream`,
-            json(user, {
-              conversation: conversationId,
-              inputs: [{ role: "user", content: [{ type: "text", value: `${marker} background?` }] }]
-            })
-          )
-          expect(status).toBe(200)
-          const names = events.map((e) => e.event)
-          expect(names.filter((n) => n !== "delta" && n !== "usage")).toEqual([
-            "start",
-            "tool-call",
-            "tool-result",
-            "citations",
-            "done"
-          ])
-          expect(JSON.parse(events[names.indexOf("tool-call")]!.data)).toEqual({
-            cycle: 1,
-            tool: "document_search",
-            arguments: { query: "Background" }
-          })
-          const text = events.filter((e) => e.event === "delta").map((e) => JSON.parse(e.data).text).join("")
-          expect(text).toBe("See the background [p. 2].")
-          const citations = JSON.parse(events[names.indexOf("citations")]!.data).citations
-          expect(citations.map((c: { pageNumber: number }) => c.pageNumber)).toEqual([2])
+          searchThenAnswer(fake, marker, "Background", BACKGROUND_ANSWER)
+          yield* askStreamedAboutBackground({ base, conversationId, user }, `${marker} background?`)
           const result = protocol.toolResult(asked(fake, marker).at(-1)!.body)!
           expect(JSON.parse(result.text).hits).toContainEqual({ pageNumber: 2, text: "Background" })
         }))
