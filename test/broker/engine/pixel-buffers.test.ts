@@ -5,12 +5,21 @@
  * come out as when drawn one at a time.
  */
 import { describe, expect, it } from "@effect/vitest"
-import { createHash } from "node:crypto"
+import { createHash, pbkdf2 } from "node:crypto"
 import { PixelBuffers } from "../../../src/services/broker/engine/PixelBuffers.ts"
 import { renderPng } from "../../../src/services/broker/engine/Rasterizer.ts"
 import { CORPUS } from "../../support/backends.ts"
 
 const MiB = 1024 * 1024
+
+/** Work on every thread of libuv's pool (4 by default) for a moment: what is queued next waits. */
+const occupyThreadPool = () =>
+  Promise.all(
+    Array.from({ length: Number(process.env.UV_THREADPOOL_SIZE ?? 4) }, () =>
+      new Promise((resolve, reject) =>
+        pbkdf2("busy", "salt", 100_000, 32, "sha256", (error, key) => (error ? reject(error) : resolve(key)))
+      ))
+  )
 
 describe("pixel buffers", () => {
   it("a released buffer is the next page's, a held one never", () => {
@@ -44,14 +53,18 @@ describe("pixel buffers", () => {
     const digest = (png: Uint8Array) => createHash("sha256").update(png).digest("hex")
     const alone = [digest(await renderPng(source, 0, settings)), digest(await renderPng(source, 1, settings))]
     expect(alone[0]).not.toBe(alone[1])
-    // Each next page is drawn once the one before has been handed to sharp, which encodes it on a
-    // thread of its own meanwhile: the pages' buffers are in use at once, and none may be shared.
+    // Each page's encoding is queued behind work that keeps libuv's threads (sharp's) busy, and the
+    // next page is drawn meanwhile: a buffer given back before sharp has read it would be drawn
+    // over by the next page, and the earlier image would show the later page.
     const pages = [0, 1, 0, 1, 0, 1]
     const encoding: Array<Promise<Uint8Array>> = []
+    const busy: Array<Promise<unknown>> = []
     for (const page of pages) {
+      busy.push(occupyThreadPool())
       encoding.push(renderPng(source, page, settings))
       await new Promise((resolve) => setImmediate(resolve))
     }
+    await Promise.all(busy)
     expect((await Promise.all(encoding)).map(digest)).toEqual(pages.map((page) => alone[page]))
   })
 })

@@ -28,7 +28,7 @@ export class PixelBuffers {
 
   constructor(private readonly keepBytes: number) {}
 
-  /** The bytes of the buffers now waiting (for tests and the worker's own accounting). */
+  /** The bytes of the buffers now waiting between pages (what the tests check against `keepBytes`). */
   get waitingBytes() {
     return this.spareBytes
   }
