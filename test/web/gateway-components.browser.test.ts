@@ -213,6 +213,50 @@ layer(Layer.provideMerge(gatewayTestLayer(defaultBackend.config), FakeLlmServer.
         expect(errors).toEqual([])
       }))
 
+    it.scoped("the page switches the chat between conversations: each shows its own turns", () =>
+      Effect.gen(function*() {
+        const { base, fake } = yield* setup
+        fake.script({ text: "Elsewhere." })
+        const other = (yield* call(
+          `${base}/api/v1/requests`,
+          json(alice, { inputs: [{ role: "user", content: [{ type: "text", value: "Another question?" }] }] })
+        )).json
+        const { errors, tab } = yield* openPage(base, `<docstack-chat></docstack-chat>`)
+        const chat = tab.locator("docstack-chat")
+        const questions = () => chat.locator("li.question").allInnerTexts()
+        /** The page sets (or removes) the chat's conversation, then the turns shown once they are `expected`. */
+        const switchTo = (conversation: string | null, expected: ReadonlyArray<string>) =>
+          Effect.promise(async () => {
+            await chat.evaluate(
+              (element, id) =>
+                id === null ? element.removeAttribute("conversation") : element.setAttribute("conversation", id),
+              conversation
+            )
+            await tab.waitForFunction(
+              (wanted) =>
+                JSON.stringify(
+                  [...document.querySelector("docstack-chat")!.shadowRoot!.querySelectorAll("li.question")].map((q) =>
+                    (q as HTMLElement).innerText
+                  )
+                ) === wanted,
+              JSON.stringify(expected),
+              { timeout: 10_000 }
+            ).catch(() => undefined)
+            return questions()
+          })
+        fake.script({ text: "Started here." })
+        yield* Effect.promise(async () => {
+          await send(tab, "Started here?")
+          await tab.getByRole("button", { name: "Good answer" }).waitFor()
+        })
+        const started = yield* Effect.promise(() => chat.getAttribute("conversation"))
+        expect(yield* switchTo(other.conversationId, ["Another question?"])).toEqual(["Another question?"])
+        expect(yield* switchTo(started, ["Started here?"])).toEqual(["Started here?"])
+        expect(yield* Effect.promise(() => answerText(tab))).toBe("Started here.")
+        expect(yield* switchTo(null, [])).toEqual([])
+        expect(errors).toEqual([])
+      }))
+
     it.scoped("a conversation that cannot be read says why", () =>
       Effect.gen(function*() {
         const { base } = yield* setup

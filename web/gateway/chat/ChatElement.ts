@@ -82,8 +82,8 @@ export class ChatElement extends GatewayElement {
   declare draft: string
   declare attached: ReadonlyArray<Attached>
   private running: AbortController | undefined
-  /** The conversation this element started itself: it shows every turn of it already. */
-  private started: string | undefined
+  /** The conversation whose turns are shown (none for a new one): set by an answer's start or by a read. */
+  private shown: string | undefined
 
   constructor() {
     super()
@@ -92,12 +92,20 @@ export class ChatElement extends GatewayElement {
     this.attached = []
   }
 
-  /** A conversation given by the page: its earlier turns, those a retry replaced left out. */
+  /**
+   * A conversation given by the page: its earlier turns, those a retry replaced left out; none when
+   * the page takes the conversation away (a new one starts with the next question).
+   */
   protected override async read() {
-    const id = this.conversation
-    if (id === undefined || id === this.started) return
-    const earlier = (await this.client.requestsOf(id)).filter((request) => request.replacedBy === null)
-    if (this.conversation === id) this.turns = earlier.map(turnOf)
+    // An attribute the page removed reads as null.
+    const id = this.conversation ?? undefined
+    if (id === this.shown) return
+    const earlier = id === undefined
+      ? []
+      : (await this.client.requestsOf(id)).filter((request) => request.replacedBy === null)
+    if ((this.conversation ?? undefined) !== id) return
+    this.turns = earlier.map(turnOf)
+    this.shown = id
   }
 
   override willUpdate(changed: PropertyValues<this>) {
@@ -131,7 +139,7 @@ export class ChatElement extends GatewayElement {
     if (event === "start") {
       turn.requestId = data.requestId
       if (this.conversation !== data.conversationId) {
-        this.started = data.conversationId
+        this.shown = data.conversationId
         this.conversation = data.conversationId
         this.emit("chat-conversation", { conversationId: data.conversationId })
       }
