@@ -56,6 +56,36 @@ export const documentConversation = (tenant: string, provider: (fake: FakeLlm) =
     return { base, fake, user, documentId, conversationId: conversation.json.id as string, ask }
   })
 
+/** What the model answers once it has searched for "Motivation". */
+export const MOTIVATION_ANSWER = "It is discussed under its own heading [p. 3]."
+
+/**
+ * Asks `question` with `ask` (documentConversation's), the model searching for "Motivation" and
+ * then answering MOTIVATION_ANSWER, and checks what the client gets whatever the provider's
+ * protocol: 201, the answer, its one search with the hits of page 3, and its citation of page 3 of
+ * `documentId`. The reply, for a test's own checks.
+ */
+export const askAboutMotivation = (
+  ask: (question: string) => Effect.Effect<{ status: number; text: string; json: any }>,
+  documentId: string,
+  question: string
+) =>
+  Effect.gen(function*() {
+    const reply = yield* ask(question)
+    expect(reply.status, reply.text).toBe(201)
+    expect(reply.json.response).toBe(MOTIVATION_ANSWER)
+    expect(reply.json.toolCalls).toHaveLength(1)
+    expect(reply.json.toolCalls[0]).toMatchObject({
+      cycle: 1,
+      tool: "document_search",
+      arguments: { query: "Motivation" }
+    })
+    expect(reply.json.toolCalls[0].result.hits).toContainEqual({ pageNumber: 3, text: "Motivation" })
+    expect(reply.json.citations.map((c: { documentId: string; pageNumber: number }) => [c.documentId, c.pageNumber]))
+      .toEqual([[documentId, 3]])
+    return reply
+  })
+
 /** What the streamed tests' model answers once it has searched for "Background". */
 export const BACKGROUND_ANSWER = "See the background [p. 2]."
 

@@ -10,7 +10,7 @@ import { Effect, Layer } from "effect"
 import { gatewayTestLayer, GatewayUrl } from "../../../src/layers/Test.ts"
 import { backends } from "../../support/backends.ts"
 import { type FakeLlm, FakeLlmServer } from "../../support/fake-llm.ts"
-import { as, expectErrorBody, json } from "../../support/gateway.ts"
+import { as, expectErrorBody, json, useFakeProvider } from "../../support/gateway.ts"
 import { call } from "../../support/http.ts"
 import { EVERYTHING_ENTRY, startEverything } from "../../support/mcp-everything.ts"
 import { nodeOf, runToEnd } from "../../support/plan-executions.ts"
@@ -133,18 +133,7 @@ for (const backend of backends) {
           const headers = admin("use")
           const server = yield* startEverything("streamableHttp")
           expect((yield* register("use", { id: "everything", url: server.url, useInRequests: true })).status).toBe(201)
-          expect(
-            (yield* call(
-              `${base}/api/v1/admin/llm/provider-conf`,
-              json(headers, {
-                id: "local",
-                type: "openai-compatible",
-                model: "m",
-                baseUrl: `${fake.url}/v1`,
-                capabilities: { tools: true }
-              })
-            )).status
-          ).toBe(201)
+          expect((yield* useFakeProvider(base, fake.url, headers, { capabilities: { tools: true } })).status).toBe(201)
           fake.respond((body) => {
             const text = JSON.stringify(body)
             const marker = ["ECHO-REQUEST", "ECHO-AGENT"].find((m) => text.includes(m))

@@ -10,7 +10,7 @@ import { gatewayTestLayer, GatewayUrl } from "../../../src/layers/Test.ts"
 import { defaultBackend } from "../../support/backends.ts"
 import { startCountingProxy } from "../../support/counting-proxy.ts"
 import { type FakeLlm, FakeLlmServer } from "../../support/fake-llm.ts"
-import { as, json } from "../../support/gateway.ts"
+import { as, json, useFakeProvider } from "../../support/gateway.ts"
 import { call } from "../../support/http.ts"
 import { startChangingMcpServer } from "../../support/mcp-changing.ts"
 import { startEverything } from "../../support/mcp-everything.ts"
@@ -33,16 +33,7 @@ const setup = (tenant: string, serverId: string, url: string) =>
       json(headers, { id: serverId, url, useInRequests: true })
     )
     expect(server.status, server.text).toBe(201)
-    const provider = yield* call(
-      `${base}/api/v1/admin/llm/provider-conf`,
-      json(headers, {
-        id: "local",
-        type: "openai-compatible",
-        model: "m",
-        baseUrl: `${fake.url}/v1`,
-        capabilities: { tools: true }
-      })
-    )
+    const provider = yield* useFakeProvider(base, fake.url, headers, { capabilities: { tools: true } })
     expect(provider.status, provider.text).toBe(201)
     const ask = (question: string) =>
       Effect.gen(function*() {

@@ -10,10 +10,12 @@ import { Effect } from "effect"
 import { defaultBackend } from "../../support/backends.ts"
 import type { FakeLlm, RecordedRequest } from "../../support/fake-llm.ts"
 import {
+  askAboutMotivation,
   askStreamedAboutBackground,
   BACKGROUND_ANSWER,
   documentConversation,
-  documentToolsStack
+  documentToolsStack,
+  MOTIVATION_ANSWER
 } from "./document-stack.ts"
 
 interface ProtocolCase {
@@ -92,20 +94,8 @@ layer(documentToolsStack(defaultBackend.config), { timeout: 120_000 })("the tool
         Effect.gen(function*() {
           const marker = `WHOLE-${protocol.type}`
           const { ask, documentId, fake } = yield* setup(`tools-${protocol.type}-whole`)
-          searchThenAnswer(fake, marker, "Motivation", "It has its own heading [p. 3].")
-          const reply = yield* ask(`${marker} Where is the motivation?`)
-          expect(reply.status, reply.text).toBe(201)
-          expect(reply.json.response).toBe("It has its own heading [p. 3].")
-          expect(reply.json.toolCalls).toHaveLength(1)
-          expect(reply.json.toolCalls[0]).toMatchObject({
-            cycle: 1,
-            tool: "document_search",
-            arguments: { query: "Motivation" }
-          })
-          expect(
-            reply.json.citations.map((c: { documentId: string; pageNumber: number }) => [c.documentId, c.pageNumber])
-          )
-            .toEqual([[documentId, 3]])
+          searchThenAnswer(fake, marker, "Motivation", MOTIVATION_ANSWER)
+          yield* askAboutMotivation(ask, documentId, `${marker} Where is the motivation?`)
           // On the wire: the tools offered in the protocol's shape, then the call and its result.
           const [first, second] = asked(fake, marker)
           expect(protocol.offered(first!.body)).toEqual(["document_outline", "document_page_text", "document_search"])

@@ -151,19 +151,24 @@ export class McpClients extends Effect.Service<McpClients>()("gateway/McpClients
         catch: (error) => new ToolFailed({ message: `MCP server '${config.server.id}': ${what}: ${reason(error)}` })
       })
 
+    /** The connection's tools asked of the server now, and kept; a failed listing is not kept. */
+    const listAnew = (c: Connection) => {
+      const listing = c.client.listTools(undefined, options).then((found) => found.tools)
+      c.tools = { list: listing, at: Date.now() }
+      listing.catch(() => c.tools?.list === listing && (c.tools = undefined))
+      return listing
+    }
+
     /** The server's tools: as kept with the connection while they are fresh, unless `afresh`. */
     const listed = (config: McpServerForUse, afresh = false) =>
       withClient(config, "listing its tools", async (c) => {
         const kept = c.tools
-        let list = kept?.list
-        if (afresh || kept === undefined || Date.now() - kept.at >= toolListTtl) {
-          const listing = c.client.listTools(undefined, options).then((found) => found.tools)
-          c.tools = { list: listing, at: Date.now() }
-          // A failed listing is not kept: the next use asks again.
-          listing.catch(() => c.tools?.list === listing && (c.tools = undefined))
-          list = listing
+        const fresh = !afresh && kept !== undefined && Date.now() - kept.at < toolListTtl
+        return {
+          transport: c.transport,
+          serverName: c.client.getServerVersion()?.name ?? null,
+          tools: await (fresh ? kept.list : listAnew(c))
         }
-        return { transport: c.transport, serverName: c.client.getServerVersion()?.name ?? null, tools: await list! }
       })
 
     const toolOf = (
