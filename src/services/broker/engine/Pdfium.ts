@@ -19,8 +19,13 @@ export const FPDF_ANNOT = 0x01
 /** The bitmap's bytes in R, G, B, A order (PDFium's own order is B, G, R, A). */
 export const FPDF_REVERSE_BYTE_ORDER = 0x10
 
-/** FPDFBitmap_BGRA: 4 bytes a pixel, the alpha kept. */
-export const BITMAP_BGRA = 4
+/**
+ * FPDFBitmap_BGR: 3 bytes a pixel, no alpha (R, G, B with FPDF_REVERSE_BYTE_ORDER). A page is drawn
+ * on white, so an alpha channel would only be dropped again before the PNG: measured on tracemonkey
+ * p1 at 1240 px, drawing and copying took 12 ms instead of 20, encoding 9 instead of 14, the PNG the
+ * same bytes.
+ */
+export const BITMAP_BGR = 2
 
 /** Annotation flag Hidden (PDF 32000-1, table 165): not drawn, neither on screen nor on paper. */
 export const ANNOT_FLAG_HIDDEN = 0x02

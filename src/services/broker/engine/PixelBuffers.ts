@@ -1,6 +1,6 @@
 /**
  * Inside a PDF worker thread: the buffers PDFium's pixels are copied into for sharp, kept from one
- * page to the next. Why: a page at 1240 px is 8 MB of RGBA, and a new buffer for every page is
+ * page to the next. Why: a page at 1240 px is 6 MB of RGB, and a new buffer for every page is
  * external memory V8 counts against the thread. Measured in the broker (tracemonkey.pdf page 1,
  * fresh widths one after another), the thread then ran a full mark-compact of its heap every second
  * or third page ("external memory pressure" in --trace-gc), and V8's helper threads spent about
