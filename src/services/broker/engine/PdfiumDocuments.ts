@@ -5,19 +5,25 @@
  * shrinks, and a copy of every large file a thread ever drew would stay in it for good. The thread
  * keeps open at most OPEN_DOCUMENT_BYTES_PER_WORKER bytes of files (what PDFium builds from a file
  * grows with it), the least recently used closed first; a larger file is opened for one request
- * and closed after it.
+ * and closed after it. The pages it has loaded are kept with it (PdfiumPages.ts) and closed before it.
  */
 import { closeSync, fstatSync, openSync, readSync } from "node:fs"
 import { Lru } from "../../common/Lru.ts"
 import { FPDF_ERR_PASSWORD, free, heap, loadErrorText, malloc, type Pdfium, withPdfium } from "./Pdfium.ts"
+import { type PageOwner, PdfiumPages } from "./PdfiumPages.ts"
 import type { PdfSource } from "./PdfRequest.ts"
 import { workerSettings } from "./WorkerDocuments.ts"
 
-/** The engine's default (PdfEngine.ts), for a thread started without settings (a test's). */
-const { openDocumentBytes: OPEN_DOCUMENT_BYTES } = workerSettings("engine", { openDocumentBytes: 128 * 1024 * 1024 })
+/** The engine's defaults (PdfEngine.ts), for a thread started without settings (a test's). */
+const { loadedPageBytes: LOADED_PAGE_BYTES, openDocumentBytes: OPEN_DOCUMENT_BYTES } = workerSettings("engine", {
+  openDocumentBytes: 128 * 1024 * 1024,
+  loadedPageBytes: 16 * 1024 * 1024
+})
 
 /** A document open in PDFium, with what must be given back when it closes. */
-export interface PdfiumDocument {
+export interface PdfiumDocument extends PageOwner {
+  /** The file's content hash, which names it among the thread's open documents. */
+  readonly key: string
   readonly document: number
   /** The form-fill environment: PDFium draws form fields through it (FPDF_FFLDraw). */
   readonly form: number
@@ -72,8 +78,9 @@ const closeFile = (param: number) => {
 /** The reader's place in the module's function table, made once per module. */
 let reader: number | undefined
 
-const close = (pdfium: Pdfium, open: PdfiumDocument) => {
+const close = (pdfium: Pdfium, pages: PdfiumPages, open: PdfiumDocument) => {
   try {
+    pages.closeAll(open)
     pdfium.PDFiumExt_ExitFormFillEnvironment(open.form)
     pdfium.PDFiumExt_CloseFormFillInfo(open.formInfo)
     pdfium.FPDF_CloseDocument(open.document)
@@ -83,7 +90,7 @@ const close = (pdfium: Pdfium, open: PdfiumDocument) => {
   }
 }
 
-const open = (pdfium: Pdfium, path: string): PdfiumDocument => {
+const open = (pdfium: Pdfium, { hash, path }: PdfSource): PdfiumDocument => {
   reader ??= pdfium.pdfium.addFunction(readBlock(pdfium), "iiiii")
   const param = ++lastFile
   files.set(param, openSync(path, "r"))
@@ -107,7 +114,7 @@ const open = (pdfium: Pdfium, path: string): PdfiumDocument => {
     }
     formInfo = pdfium.PDFiumExt_OpenFormFillInfo()
     const form = pdfium.PDFiumExt_InitFormFillEnvironment(document, formInfo)
-    return { document, form, formInfo, access, param, size, pages: pdfium.FPDF_GetPageCount(document) }
+    return { key: hash, document, form, formInfo, access, param, size, pages: pdfium.FPDF_GetPageCount(document) }
   } catch (error) {
     if (formInfo !== 0) pdfium.PDFiumExt_CloseFormFillInfo(formInfo)
     if (document !== 0) pdfium.FPDF_CloseDocument(document)
@@ -117,8 +124,19 @@ const open = (pdfium: Pdfium, path: string): PdfiumDocument => {
   }
 }
 
-/** Created with the module (its eviction closes documents in it). */
-let documents: Lru<PdfiumDocument> | undefined
+/** Created with the module (their eviction closes documents and pages in it). */
+let held: { readonly documents: Lru<PdfiumDocument>; readonly pages: PdfiumPages } | undefined
+
+const keptIn = (pdfium: Pdfium) => {
+  if (held !== undefined) return held
+  const pages = new PdfiumPages(pdfium, LOADED_PAGE_BYTES)
+  const documents = new Lru<PdfiumDocument>(
+    OPEN_DOCUMENT_BYTES,
+    (evicted) => close(pdfium, pages, evicted),
+    (open) => open.size
+  )
+  return held = { documents, pages }
+}
 
 /**
  * Runs `use` on the document, opened in PDFium or taken from this thread's open documents; the
@@ -126,17 +144,34 @@ let documents: Lru<PdfiumDocument> | undefined
  */
 export const withPdfiumDocument = <A>(source: PdfSource, use: (pdfium: Pdfium, document: PdfiumDocument) => A) =>
   withPdfium((pdfium) => {
-    const cache = documents ??= new Lru<PdfiumDocument>(
-      OPEN_DOCUMENT_BYTES,
-      (evicted) => close(pdfium, evicted),
-      (open) => open.size
-    )
+    const cache = keptIn(pdfium).documents
     const kept = cache.get(source.hash)
-    const document = kept ?? open(pdfium, source.path)
+    const document = kept ?? open(pdfium, source)
     try {
       return use(pdfium, document)
     } finally {
       // Added after the use: one heavier than the whole capacity is closed at once by the cache.
       if (kept === undefined) cache.set(source.hash, document)
     }
+  })
+
+/**
+ * Runs `use` on page `index` (0-based) of the document: loaded now, or kept loaded from an earlier
+ * request of this thread, and kept afterwards within LOADED_PAGE_BYTES_PER_WORKER.
+ */
+export const withPdfiumPage = <A>(
+  source: PdfSource,
+  index: number,
+  use: (pdfium: Pdfium, document: PdfiumDocument, page: number) => A
+) =>
+  withPdfiumDocument(source, (pdfium, document) => {
+    if (index < 0 || index >= document.pages) throw new Error(`Page ${index} is outside 0..${document.pages - 1}`)
+    return keptIn(pdfium).pages.use(document, index, (page) => use(pdfium, document, page))
+  })
+
+/** Whether this thread keeps page `index` of the file loaded (what the tests check). */
+export const keepsPageLoaded = (source: PdfSource, index: number) =>
+  withPdfium((pdfium) => {
+    const document = keptIn(pdfium).documents.get(source.hash)
+    return document !== undefined && keptIn(pdfium).pages.has(document, index)
   })

@@ -12,7 +12,7 @@ import sharp from "sharp"
 import type { PdfAnnotationSubtype } from "../../../schemas/broker/Annotations.ts"
 import { leavesOutListedAnnotations } from "../../../schemas/broker/PageImage.ts"
 import { ANNOT_FLAG_HIDDEN, BITMAP_BGR, FPDF_ANNOT, FPDF_REVERSE_BYTE_ORDER, heap, type Pdfium } from "./Pdfium.ts"
-import { type PdfiumDocument, PdfiumOpenError, withPdfiumDocument } from "./PdfiumDocuments.ts"
+import { type PdfiumDocument, PdfiumOpenError, withPdfiumPage } from "./PdfiumDocuments.ts"
 import { PdfOpenFailed, PdfOperationFailed, type PdfSource, type RenderSettings } from "./PdfRequest.ts"
 import { PixelBuffers } from "./PixelBuffers.ts"
 import { workerSettings } from "./WorkerDocuments.ts"
@@ -157,35 +157,21 @@ const drawPage = (
   return buffer
 }
 
-/** The page's pixels as `settings` ask, with PDFium; every handle closed before it returns. */
+/** The page's pixels as `settings` ask, with PDFium; the bitmaps destroyed before it returns. */
 const rasterize = (source: PdfSource, index: number, settings: RenderSettings) =>
-  withPdfiumDocument(source, (pdfium, open) => {
-    if (index < 0 || index >= open.pages) throw new Error(`Page ${index} is outside 0..${open.pages - 1}`)
-    const page = pdfium.FPDF_LoadPage(open.document, index)
-    if (page === 0) throw new Error(`PDFium cannot load page ${index}`)
-    try {
-      pdfium.FORM_OnAfterLoadPage(page, open.form)
-      try {
-        // PDFium's page size is the crop box as shown, its own /Rotate applied; the extra quarter
-        // turns of the descriptor swap it again.
-        const turns = ((settings.rotation % 360) + 360) % 360 / 90
-        const [across, down] = [pdfium.FPDF_GetPageWidthF(page), pdfium.FPDF_GetPageHeightF(page)]
-        const [pageWidth, pageHeight] = turns % 2 === 1 ? [down, across] : [across, down]
-        const width = settings.width
-        const height = Math.max(1, Math.round((width * pageHeight) / pageWidth))
-        if (width * height > settings.maxPixels) {
-          throw new Error(
-            `the image would have ${width}x${height} pixels, more than the limit of ${settings.maxPixels}`
-          )
-        }
-        const withoutListed = leavesOutListedAnnotations(settings.filters)
-        return { ...drawPage(pdfium, open, page, { width, height, turns }, withoutListed), width, height }
-      } finally {
-        pdfium.FORM_OnBeforeClosePage(page, open.form)
-      }
-    } finally {
-      pdfium.FPDF_ClosePage(page)
+  withPdfiumPage(source, index, (pdfium, open, page) => {
+    // PDFium's page size is the crop box as shown, its own /Rotate applied; the extra quarter
+    // turns of the descriptor swap it again.
+    const turns = ((settings.rotation % 360) + 360) % 360 / 90
+    const [across, down] = [pdfium.FPDF_GetPageWidthF(page), pdfium.FPDF_GetPageHeightF(page)]
+    const [pageWidth, pageHeight] = turns % 2 === 1 ? [down, across] : [across, down]
+    const width = settings.width
+    const height = Math.max(1, Math.round((width * pageHeight) / pageWidth))
+    if (width * height > settings.maxPixels) {
+      throw new Error(`the image would have ${width}x${height} pixels, more than the limit of ${settings.maxPixels}`)
     }
+    const withoutListed = leavesOutListedAnnotations(settings.filters)
+    return { ...drawPage(pdfium, open, page, { width, height, turns }, withoutListed), width, height }
   })
 
 /** The page as a PNG `settings.width` pixels wide, turned by `settings.rotation` more than the page's own. */
