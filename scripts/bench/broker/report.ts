@@ -345,7 +345,7 @@ export const renderBrokerMarkdown = (r: BrokerBenchResults, jsonName: string) =>
       ((r.settings.runs / 1240) * 100).toFixed(1)
     }% wider (≤${
       ((((1240 + r.settings.runs) / 1240) ** 2 - 1) * 100).toFixed(1)
-    }% more pixels) than 1240 px. Widths were chosen over filters because a filter adds a sharp stage; the filter variant (\`IM_1240_0_FILTERS~C~i\`) is shown for comparison. Before the timed runs the document was opened in both workers (two throwaway renders at 1260/1261 px, the "Opening renders" column; requests alternate between workers), so parsing is not counted; each worker also keeps the page loaded from then on (LOADED_PAGE_BYTES_PER_WORKER), as on a zoom or a tile, so the page's content is not parsed again either. mutool draw parses file and page in every run.`
+    }% more pixels) than 1240 px. Widths were chosen over filters because a filter adds a sharp stage; the filter variant (\`IM_1240_0_FILTERS~C~i\`) is shown for comparison. Before the timed runs the document was opened in both workers (two throwaway renders at 1260/1261 px, the "Opening renders" column; requests alternate between workers), so parsing is not counted; each worker also keeps the page it drew last loaded (engine/PdfiumPages.ts), as on a zoom or a tile, so the page's content is not parsed again either. mutool draw parses file and page in every run.`
   )
   lines.push("- **From cache**: `IM_1240_0` again (the in-memory LRU).")
   lines.push(

@@ -32,8 +32,6 @@ export const PdfEngineConfig = Config.all({
   openDocumentBytesPerWorker: Config.integer("OPEN_DOCUMENT_BYTES_PER_WORKER").pipe(
     Config.withDefault(128 * 1024 * 1024)
   ),
-  /** Bytes each worker keeps of pages PDFium has loaded, so a zoom or a tile does not parse the page again (PdfiumPages.ts). */
-  loadedPageBytesPerWorker: Config.integer("LOADED_PAGE_BYTES_PER_WORKER").pipe(Config.withDefault(16 * 1024 * 1024)),
   /** Bytes of pixel buffers each worker keeps between pages, so a page allocates none (PixelBuffers.ts). */
   pixelBufferBytesPerWorker: Config.integer("PIXEL_BUFFER_BYTES_PER_WORKER").pipe(
     Config.withDefault(32 * 1024 * 1024)
@@ -53,7 +51,6 @@ export const engineWorkerSettings = PdfEngineConfig.pipe(
   Config.map((config) => ({
     pdfjsDocumentBytes: config.pdfjsDocumentBytesPerWorker,
     openDocumentBytes: config.openDocumentBytesPerWorker,
-    loadedPageBytes: config.loadedPageBytesPerWorker,
     pixelBufferBytes: config.pixelBufferBytesPerWorker
   }))
 )

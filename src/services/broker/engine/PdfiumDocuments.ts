@@ -5,7 +5,7 @@
  * shrinks, and a copy of every large file a thread ever drew would stay in it for good. The thread
  * keeps open at most OPEN_DOCUMENT_BYTES_PER_WORKER bytes of files (what PDFium builds from a file
  * grows with it), the least recently used closed first; a larger file is opened for one request
- * and closed after it. The pages it has loaded are kept with it (PdfiumPages.ts) and closed before it.
+ * and closed after it. The page it loaded last stays loaded (PdfiumPages.ts), and closes before its document.
  */
 import { closeSync, fstatSync, openSync, readSync } from "node:fs"
 import { Lru } from "../../common/Lru.ts"
@@ -14,16 +14,11 @@ import { type PageOwner, PdfiumPages } from "./PdfiumPages.ts"
 import type { PdfSource } from "./PdfRequest.ts"
 import { workerSettings } from "./WorkerDocuments.ts"
 
-/** The engine's defaults (PdfEngine.ts), for a thread started without settings (a test's). */
-const { loadedPageBytes: LOADED_PAGE_BYTES, openDocumentBytes: OPEN_DOCUMENT_BYTES } = workerSettings("engine", {
-  openDocumentBytes: 128 * 1024 * 1024,
-  loadedPageBytes: 16 * 1024 * 1024
-})
+/** The engine's default (PdfEngine.ts), for a thread started without settings (a test's). */
+const { openDocumentBytes: OPEN_DOCUMENT_BYTES } = workerSettings("engine", { openDocumentBytes: 128 * 1024 * 1024 })
 
 /** A document open in PDFium, with what must be given back when it closes. */
 export interface PdfiumDocument extends PageOwner {
-  /** The file's content hash, which names it among the thread's open documents. */
-  readonly key: string
   readonly document: number
   /** The form-fill environment: PDFium draws form fields through it (FPDF_FFLDraw). */
   readonly form: number
@@ -129,7 +124,7 @@ let held: { readonly documents: Lru<PdfiumDocument>; readonly pages: PdfiumPages
 
 const keptIn = (pdfium: Pdfium) => {
   if (held !== undefined) return held
-  const pages = new PdfiumPages(pdfium, LOADED_PAGE_BYTES)
+  const pages = new PdfiumPages(pdfium)
   const documents = new Lru<PdfiumDocument>(
     OPEN_DOCUMENT_BYTES,
     (evicted) => close(pdfium, pages, evicted),
@@ -156,8 +151,8 @@ export const withPdfiumDocument = <A>(source: PdfSource, use: (pdfium: Pdfium, d
   })
 
 /**
- * Runs `use` on page `index` (0-based) of the document: loaded now, or kept loaded from an earlier
- * request of this thread, and kept afterwards within LOADED_PAGE_BYTES_PER_WORKER.
+ * Runs `use` on page `index` (0-based) of the document: loaded now, or still loaded from the
+ * thread's last request, and kept loaded afterwards until another page is needed.
  */
 export const withPdfiumPage = <A>(
   source: PdfSource,

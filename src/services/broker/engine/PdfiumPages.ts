@@ -1,99 +1,72 @@
 /**
- * Inside a PDF worker thread: the pages PDFium has loaded, kept between requests. Loading a page
- * parses its whole content stream, which a zoom, a tile of a large image, a thumbnail beside the
- * page or its text would otherwise do again: measured outside the broker on issue12810.pdf p1
- * (38,600 paths), loading took 60 ms of a 156 ms page at 1240 px; a page of text about 1 ms.
+ * Inside a PDF worker thread: the page PDFium loaded last, kept loaded until another is needed.
+ * Loading a page parses its whole content stream, which a zoom, a tile of a large image or the
+ * fonts read for the page's text would otherwise do again: measured outside the broker on
+ * issue12810.pdf p1 (38,600 paths), loading took 60 ms of a 156 ms page at 1240 px.
  *
- * Bounded by bytes (LOADED_PAGE_BYTES_PER_WORKER). PDFium cannot say what a page holds, so a page
- * is weighed from its objects: measured in the module's memory, 215 bytes an object on issue12810
- * (8.1 MB for the page) and at most 60 KB a page over 60 pages of the 400- and 619-page files.
+ * Why one page and not a cache of them: a loaded page also keeps the images it has drawn, decoded
+ * at full size (PDFium's page image cache has no bound by default), and PDFium cannot say how much
+ * that is without visiting every object (about 1 µs an object, two thirds of the page's load).
+ * Measured in the broker's soak, pages kept within 16 MiB as weighed by their objects held 80-125
+ * MiB more than none. One page holds nothing the drawing of it did not already need: the module's
+ * memory, which never shrinks, grew to that when the page was drawn.
  */
-import { Lru } from "../../common/Lru.ts"
 import type { Pdfium } from "./Pdfium.ts"
-
-/** What a loaded page is taken to hold: this much, */
-const PAGE_BYTES = 64 * 1024
-/** and this much for each object on it (path, text, image, form XObject). */
-const OBJECT_BYTES = 256
-
-/** A page loaded in PDFium and told to the document's form-fill environment. */
-export interface LoadedPage {
-  readonly handle: number
-  readonly weight: number
-}
 
 /** The document a page belongs to, as far as loading and closing it goes. */
 export interface PageOwner {
+  /** The file's content hash, which names the document among the thread's open ones. */
   readonly key: string
   readonly document: number
+  /** The form-fill environment, told when a page is loaded and before it is closed. */
   readonly form: number
 }
 
+interface LoadedPage {
+  readonly owner: PageOwner
+  readonly index: number
+  readonly handle: number
+}
+
 export class PdfiumPages {
-  private readonly kept: Lru<LoadedPage & { readonly owner: PageOwner; readonly index: number }>
-  /** The indices kept for each document, so that closing one closes its pages first. */
-  private readonly byOwner = new Map<string, Set<number>>()
+  private last: LoadedPage | undefined
 
-  constructor(private readonly pdfium: Pdfium, capacity: number) {
-    this.kept = new Lru(capacity, (page) => this.close(page.owner, page.index, page.handle), (page) => page.weight)
-  }
+  constructor(private readonly pdfium: Pdfium) {}
 
-  /** The bytes the kept pages are taken to hold. */
-  get weight() {
-    return this.kept.weight
-  }
-
+  /** Whether page `index` of the document is the one kept loaded. */
   has(owner: PageOwner, index: number) {
-    return this.byOwner.get(owner.key)?.has(index) ?? false
+    return this.last !== undefined && this.last.owner.key === owner.key && this.last.index === index
   }
 
   /**
-   * Runs `use` on page `index`, loaded now or kept from an earlier request, and keeps it afterwards
-   * when it fits. The whole of it synchronous, so no other request of the thread sees the page
-   * between.
+   * Runs `use` on page `index`: the kept page when it is that one, else loaded now (the kept one
+   * closed first, so that no two are loaded at once) and kept afterwards. Synchronous, so no other
+   * request of the thread sees the page in between.
    */
   use<A>(owner: PageOwner, index: number, use: (page: number) => A): A {
-    const key = `${owner.key}#${index}`
-    const kept = this.kept.get(key)
-    const loaded = kept ?? this.load(owner, index)
-    try {
-      return use(loaded.handle)
-    } finally {
-      if (kept === undefined) {
-        let indices = this.byOwner.get(owner.key)
-        if (indices === undefined) this.byOwner.set(owner.key, indices = new Set())
-        indices.add(index)
-        this.kept.set(key, { ...loaded, owner, index })
-      }
+    if (!this.has(owner, index)) {
+      this.closeLast()
+      const handle = this.pdfium.FPDF_LoadPage(owner.document, index)
+      if (handle === 0) throw new Error(`PDFium cannot load page ${index}`)
+      this.pdfium.FORM_OnAfterLoadPage(handle, owner.form)
+      this.last = { owner, index, handle }
     }
+    return use(this.last!.handle)
   }
 
-  /** Closes the document's kept pages: before the document itself closes. */
+  /** Closes the kept page if it is the document's: before the document itself closes. */
   closeAll(owner: PageOwner) {
-    for (const index of [...this.byOwner.get(owner.key) ?? []]) {
-      const key = `${owner.key}#${index}`
-      const page = this.kept.get(key)
-      this.kept.delete(key)
-      if (page !== undefined) this.close(owner, index, page.handle)
-    }
-    this.byOwner.delete(owner.key)
+    if (this.last?.owner.key === owner.key) this.closeLast()
   }
 
-  private load(owner: PageOwner, index: number): LoadedPage {
-    const handle = this.pdfium.FPDF_LoadPage(owner.document, index)
-    if (handle === 0) throw new Error(`PDFium cannot load page ${index}`)
-    this.pdfium.FORM_OnAfterLoadPage(handle, owner.form)
-    return { handle, weight: PAGE_BYTES + OBJECT_BYTES * Math.max(0, this.pdfium.FPDFPage_CountObjects(handle)) }
-  }
-
-  private close(owner: PageOwner, index: number, handle: number) {
-    const indices = this.byOwner.get(owner.key)
-    indices?.delete(index)
-    if (indices?.size === 0) this.byOwner.delete(owner.key)
+  private closeLast() {
+    const last = this.last
+    if (last === undefined) return
+    this.last = undefined
     try {
-      this.pdfium.FORM_OnBeforeClosePage(handle, owner.form)
+      this.pdfium.FORM_OnBeforeClosePage(last.handle, last.owner.form)
     } finally {
-      this.pdfium.FPDF_ClosePage(handle)
+      this.pdfium.FPDF_ClosePage(last.handle)
     }
   }
 }
