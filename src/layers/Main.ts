@@ -3,16 +3,23 @@
  * (`npm start -- broker`), on one process's infrastructure.
  */
 import { Effect, Layer } from "effect"
-import { BrokerLive } from "./Broker.ts"
-import { GatewayLive } from "./Gateway.ts"
 import { PlatformLive } from "./Infrastructure.ts"
-import { ProviderLive } from "./Provider.ts"
 import { SqlLive } from "./Sql.ts"
-import { ViewerLive } from "./Viewer.ts"
 
 /** The services, and whether each keeps state in the database (the reference provider keeps files only). */
 const services = { broker: true, gateway: true, provider: false, viewer: true } as const
 type ServiceName = keyof typeof services
+
+/**
+ * The layers of the services that keep state, each imported only when that service runs (the
+ * provider's too, below): a broker started alone neither loads nor holds in memory the gateway's
+ * libraries (the tokenizer's tables, MCP, templating) or the viewer's (docs/administration.md).
+ */
+const layers = {
+  broker: () => import("./Broker.ts").then((module) => module.BrokerLive),
+  gateway: () => import("./Gateway.ts").then((module) => module.GatewayLive),
+  viewer: () => import("./Viewer.ts").then((module) => module.ViewerLive)
+}
 
 /** The services the command line names (all when it names none); an unknown name ends the process with the list of known ones. */
 const requestedServices = (args: ReadonlyArray<string>): Effect.Effect<ReadonlyArray<ServiceName>> =>
@@ -41,9 +48,10 @@ export const runStack = (args: ReadonlyArray<string>) =>
       : undefined
     const launch = (name: ServiceName) =>
       name === "provider"
-        ? Layer.launch(ProviderLive.pipe(Layer.provide(platform)))
-        : Layer.launch(
-          ({ broker: BrokerLive, gateway: GatewayLive, viewer: ViewerLive })[name].pipe(Layer.provide(database!))
+        ? Effect.flatMap(
+          Effect.promise(() => import("./Provider.ts")),
+          ({ ProviderLive }) => Layer.launch(ProviderLive.pipe(Layer.provide(platform)))
         )
+        : Effect.flatMap(Effect.promise(layers[name]), (live) => Layer.launch(live.pipe(Layer.provide(database!))))
     yield* Effect.all(names.map(launch), { concurrency: "unbounded" })
   }).pipe(Effect.scoped)

@@ -2,7 +2,7 @@
  * The broker's memory soak (issue 19), part of the "broker" section and runnable alone
  * (`npx tsx scripts/bench/broker/soak.ts`, settings in bench/README.md). On a brand-new broker
  * (empty DATA_DIR, embedded PGlite):
- *  1. idle: the server's VmRSS once ready and again after SOAK_SETTLE_MS without requests;
+ *  1. idle: the server's VmRSS once ready, after SOAK_SETTLE_MS and after IDLE_MS without requests;
  *  2. two passes, each: every page of the 400-, 619- and 352-page corpus files at two widths, then
  *     every page of every PDF of the corpus at one width, BENCH_CONCURRENCY requests in flight. The
  *     second pass asks for widths one pixel wider than the first, so that it draws every page again
@@ -25,6 +25,14 @@ export const SOAK_LARGE_FILES = ["pdf2image-memory-error-test-400p.pdf", "DA-619
 const LARGE_WIDTHS = [1240, 600] as const
 const CORPUS_WIDTH = 1240
 const SOAK_SETTLE_MS = 10_000
+/**
+ * How long a new broker is left alone before its idle figure is read. Measured (a broker alone,
+ * PGlite, ready about 9 s after spawn): 476 MiB 10 s after spawn, 455 at 20 s, 369 at 30 s, then
+ * flat to 90 s. The first
+ * seconds still hold the worker thread of the start-up health probes, which ends once they have
+ * passed, and the start-up's garbage, which V8 gives back once the process has been idle a while.
+ */
+const IDLE_MS = 30_000
 /** RSS that moves between two settled readings without meaning anything (a GC's timing, an arena). */
 const GROWTH_TOLERANCE_KIB = 32 * 1024
 const IDLE_TARGET_KIB = 400 * 1024
@@ -62,8 +70,11 @@ export interface SoakResults {
   readonly concurrency: number
   readonly startupMs: number
   readonly rssAtReadyKiB: number
-  /** VmRSS after SOAK_SETTLE_MS idle after ready: the idle figure of the targets. */
+  /** VmRSS after SOAK_SETTLE_MS idle after ready. */
+  readonly earlyIdleRssKiB: number
+  /** VmRSS after IDLE_MS idle after ready: the idle figure of the targets. */
   readonly idleRssKiB: number
+  readonly idleMs: number
   /** Highest sampled VmRSS while the corpus was uploaded (each file analysed by a worker). */
   readonly uploadsPeakRssKiB: number
   readonly passes: ReadonlyArray<SoakPass>
@@ -171,8 +182,14 @@ export const runSoak = async (options: SoakOptions): Promise<SoakResults> => {
     const rssAtReadyKiB = processMemory(broker.serverPid() ?? -1)?.rssKiB ?? Number.NaN
     broker.sampler.setPhase("soak idle after start")
     await sleep(SOAK_SETTLE_MS)
+    const earlyIdleRssKiB = processMemory(broker.serverPid() ?? -1)?.rssKiB ?? Number.NaN
+    await sleep(IDLE_MS - SOAK_SETTLE_MS)
     const idleRssKiB = processMemory(broker.serverPid() ?? -1)?.rssKiB ?? Number.NaN
-    options.log(`soak: RSS ${mib(rssAtReadyKiB)} at ready, ${mib(idleRssKiB)} after ${SOAK_SETTLE_MS / 1000} s idle`)
+    options.log(
+      `soak: RSS ${mib(rssAtReadyKiB)} at ready, ${mib(earlyIdleRssKiB)} after ${SOAK_SETTLE_MS / 1000} s idle, ${
+        mib(idleRssKiB)
+      } after ${IDLE_MS / 1000} s`
+    )
 
     broker.sampler.setPhase("soak uploads")
     const { uploaded, refused } = await uploadCorpus(options, broker)
@@ -184,7 +201,9 @@ export const runSoak = async (options: SoakOptions): Promise<SoakResults> => {
       concurrency: options.concurrency,
       startupMs: broker.startupMs,
       rssAtReadyKiB,
+      earlyIdleRssKiB,
       idleRssKiB,
+      idleMs: IDLE_MS,
       uploadsPeakRssKiB: broker.sampler.peakByPhase.get("soak uploads")?.serverRssKiB ?? Number.NaN,
       passes,
       serverHwmKiB,
@@ -215,7 +234,9 @@ export const soakTargets = (s: SoakResults): Array<Target> => {
     },
     {
       name: "Idle RSS after start ≤ 400 MB (broker server process)",
-      figure: `${mib(s.idleRssKiB)} after ${s.settleMs / 1000} s idle (${mib(s.rssAtReadyKiB)} at ready)`,
+      figure: `${mib(s.idleRssKiB)} after ${s.idleMs / 1000} s idle (${mib(s.rssAtReadyKiB)} at ready, ${
+        mib(s.earlyIdleRssKiB)
+      } after ${s.settleMs / 1000} s)`,
       met: s.idleRssKiB <= IDLE_TARGET_KIB
     },
     {
@@ -233,7 +254,7 @@ export const renderSoakMarkdown = (s: SoakResults) =>
   [
     "## Memory soak",
     "",
-    `A brand-new broker: idle ${s.settleMs / 1000} s after ready, then two passes over every page of ${
+    `A brand-new broker: idle ${s.idleMs / 1000} s after ready, then two passes over every page of ${
       SOAK_LARGE_FILES.join(", ")
     } at ${
       LARGE_WIDTHS.join(" and ")
@@ -253,11 +274,11 @@ export const renderSoakMarkdown = (s: SoakResults) =>
       ])
     ),
     "",
-    `Server RSS at ready ${mib(s.rssAtReadyKiB)}, after idling ${
-      mib(s.idleRssKiB)
-    }; peak while the corpus was uploaded ${mib(s.uploadsPeakRssKiB)}; VmHWM at the end ${
-      mib(s.serverHwmKiB)
-    }; at most ${s.maxThreads} threads.`,
+    `Server RSS at ready ${mib(s.rssAtReadyKiB)}, after idling ${mib(s.earlyIdleRssKiB)} at ${
+      s.settleMs / 1000
+    } s and ${mib(s.idleRssKiB)} at ${s.idleMs / 1000} s; peak while the corpus was uploaded ${
+      mib(s.uploadsPeakRssKiB)
+    }; VmHWM at the end ${mib(s.serverHwmKiB)}; at most ${s.maxThreads} threads.`,
     ...(s.passes.some((p) => p.failures.length > 0)
       ? [
         "",
