@@ -89,8 +89,12 @@ export const startService = async (service: ServiceName, options: ServiceOptions
   }
   Object.assign(
     env,
-    // As `npm start` runs it (package.json): two malloc arenas unless the environment says otherwise.
-    { MALLOC_ARENA_MAX: process.env.MALLOC_ARENA_MAX ?? "2" },
+    // As `npm start` runs it (package.json): two malloc arenas, and blocks of 128 KiB and more
+    // mapped on their own, unless the environment says otherwise.
+    {
+      MALLOC_ARENA_MAX: process.env.MALLOC_ARENA_MAX ?? "2",
+      MALLOC_MMAP_THRESHOLD_: process.env.MALLOC_MMAP_THRESHOLD_ ?? "131072"
+    },
     { [`${prefix}_PORT`]: String(port), [`${prefix}_HOST`]: "127.0.0.1", DATA_DIR: options.dataDir },
     options.env ?? {}
   )
