@@ -11,7 +11,7 @@
  *     `mutool draw` processes;
  *  5. peak RSS of the broker (its process, worker threads included, and the whole process tree);
  *  6. the memory soak of issue 19 on a brand-new broker (broker/soak.ts): idle RSS after start, peak
- *     RSS over two passes of every page of the large files at two widths and of the whole corpus,
+ *     RSS over three passes of every page of the large files at two widths and of the whole corpus,
  *     and growth from one pass to the next (BENCH_SOAK=0 leaves it out);
  * then repeats (1) on brand-new brokers (BENCH_FRESH_REPEATS in all) for more samples of the
  * fresh-upload figures. Settings and smoke runs: bench/README.md.
