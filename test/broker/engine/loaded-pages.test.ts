@@ -33,9 +33,9 @@ describe("the page PDFium loaded last", () => {
           pages.use(document, 1, () => {})
           const afterSecond = [pages.has(document, 0), pages.has(document, 1)]
           // Closing another document leaves this one's page loaded; closing its own closes it.
-          pages.closeAll(other)
+          pages.closeFor(other)
           const afterOtherClosed = pages.has(document, 1)
-          pages.closeAll(document)
+          pages.closeFor(document)
           return { first, again, afterSecond, afterOtherClosed, afterOwnClosed: pages.has(document, 1) }
         })
     )

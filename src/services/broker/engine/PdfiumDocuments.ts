@@ -75,7 +75,7 @@ let reader: number | undefined
 
 const close = (pdfium: Pdfium, pages: PdfiumPages, open: PdfiumDocument) => {
   try {
-    pages.closeAll(open)
+    pages.closeFor(open)
     pdfium.PDFiumExt_ExitFormFillEnvironment(open.form)
     pdfium.PDFiumExt_CloseFormFillInfo(open.formInfo)
     pdfium.FPDF_CloseDocument(open.document)

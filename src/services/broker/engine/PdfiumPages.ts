@@ -54,8 +54,8 @@ export class PdfiumPages {
     return use(this.last!.handle)
   }
 
-  /** Closes the kept page if it is the document's: before the document itself closes. */
-  closeAll(owner: PageOwner) {
+  /** Closes the kept page if it is one of the document's: before the document itself closes. */
+  closeFor(owner: PageOwner) {
     if (this.last?.owner.key === owner.key) this.closeLast()
   }
 
