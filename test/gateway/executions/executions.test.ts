@@ -5,8 +5,8 @@
  * and every 409 of the spec's state table, a cooperative pause (the running node finishes, none
  * starts), a resume that never runs a finished node again (counted at the provider), a stop that
  * keeps the partial trace and reaches nested executions, a TOOL node naming an unknown tool failing,
- * and an agent with tools failing on a model that cannot call them (tools that run:
- * test/gateway/tools).
+ * an agent with tools failing on a model that cannot call them (tools that run:
+ * test/gateway/tools), and each LLM answer recorded as a request of the execution's conversation.
  */
 import { describe, expect, layer } from "@effect/vitest"
 import { Effect, Layer } from "effect"
@@ -305,6 +305,51 @@ for (const backend of backends) {
           expectErrorBody(yield* call(`${executions}/${childId}`, { headers: admin }), 404, "NOT_FOUND")
           expectErrorBody(yield* call(`${executions}/${id}`, { method: "DELETE", headers: admin }), 404, "NOT_FOUND")
           expect((yield* call(executions, { headers: admin })).json).toEqual([])
+        }))
+
+      it.effect("each LLM answer of a plan is a request of the execution's conversation: the user's statistics count its usage, a PROMPT node's prompt is used", () =>
+        Effect.gen(function*() {
+          const { admin, base, createPlan, fake, run, until } = yield* setup("recorded")
+          fake.scriptWhen("GREET", { text: "Hello.", usage: { promptTokens: 10, completionTokens: 2 } })
+          fake.scriptWhen("TRANSLATE", { text: "Bonjour.", usage: { promptTokens: 7, completionTokens: 3 } })
+          expect(
+            (yield* call(`${base}/api/v1/admin/prompts`, json(admin, { id: "greet", template: "GREET {{name}}" })))
+              .status
+          ).toBe(201)
+          const planId = yield* createPlan({
+            title: "Greeting",
+            nodes: [
+              { id: "greet", type: "PROMPT", promptId: "greet", variables: { name: "{{input.name}}" } },
+              { id: "translate", type: "LLM", template: "TRANSLATE {{nodes.greet.output.text}}" }
+            ],
+            output: "translate"
+          })
+          const started = yield* run(planId, { name: "Ada" })
+          expect(started.status).toBe(202)
+          const id = started.json.id as string
+          yield* until(id, (execution) => execution.state === "COMPLETED", "COMPLETED")
+
+          const conversation = yield* call(`${base}/api/v1/conversations/${id}`, { headers: admin })
+          expect(conversation.status).toBe(200)
+          expect(conversation.json).toMatchObject({ id, title: "Plan: Greeting" })
+          const requests = (yield* call(`${base}/api/v1/requests?conversation=${id}`, { headers: admin })).json
+          expect(
+            requests.content.map((r: any) => [r.status, r.inputs[0].content[0].text, r.response, r.usage, r.provider])
+          ).toEqual([
+            ["COMPLETED", "GREET Ada", "Hello.", { inputTokens: 10, outputTokens: 2 }, "local"],
+            ["COMPLETED", "TRANSLATE Hello.", "Bonjour.", { inputTokens: 7, outputTokens: 3 }, "local"]
+          ])
+          const boss = as("recorded", "boss", "gw-admin")
+          const users = (yield* call(`${base}/api/v1/admin/users/statistics`, { headers: boss })).json
+          expect(users.content.find((u: { userId: string }) => u.userId === "alice")).toMatchObject({
+            conversations: 1,
+            requests: 2,
+            completedRequests: 2,
+            inputTokens: 17,
+            outputTokens: 5
+          })
+          expect((yield* call(`${base}/api/v1/admin/prompts/greet/statistics`, { headers: boss })).json)
+            .toMatchObject({ promptId: "greet", uses: 1 })
         }))
 
       it.effect("a TOOL node naming an unknown tool fails, and so does an agent with tools on a model without them: FAILED, the nodes after never run", () =>

@@ -122,7 +122,24 @@ export class Conversations extends Effect.Service<Conversations>()("gateway/Conv
       listInTenant: (params: ListParams & { readonly userId?: string | undefined }) =>
         Effect.flatMap(tenantReach(params.userId), (reach) => list(reach, params)),
 
-      removeInTenant: (id: string) => Effect.flatMap(tenantReach(), (reach) => remove(reach, id))
+      removeInTenant: (id: string) => Effect.flatMap(tenantReach(), (reach) => remove(reach, id)),
+
+      /**
+       * The conversation that holds a plan execution's LLM calls, under the execution's ID and
+       * owned by the caller (the user who ran the plan): made the first time one of its calls is
+       * recorded, as it is after that (docs/gateway-plan-executions.md).
+       */
+      forExecution: (executionId: string, planTitle: string) =>
+        Effect.flatMap(CurrentPrincipal, (principal) =>
+          sql`INSERT INTO conversations ${
+            sql.insert({
+              tenantId: principal.tenantId,
+              id: executionId,
+              userId: principal.userId,
+              title: `Plan: ${planTitle}`,
+              documentId: null
+            })
+          } ON CONFLICT (tenant_id, id) DO NOTHING`.pipe(Effect.orDie, Effect.asVoid))
     })
   }),
   dependencies: [RequestRecorder.Default, BrokerDocuments.Default]

@@ -45,6 +45,8 @@ export interface ClaimedExecution {
   readonly isMain: boolean
   readonly tenantId: string
   readonly userId: string
+  /** The plan's title as it was at run (the title of the conversation that holds its LLM calls). */
+  readonly planTitle: string
   readonly nodes: ReadonlyArray<PlanGraphNode>
   readonly outputNode: string | null
   readonly inputPayload: Readonly<Record<string, unknown>>
@@ -349,6 +351,7 @@ export class ExecutionStore extends Effect.Service<ExecutionStore>()("gateway/Ex
               id: string
               tenantId: string
               userId: string
+              planTitle: string
               parentId: string | null
               nodes: unknown
               outputNode: string | null
@@ -359,7 +362,7 @@ export class ExecutionStore extends Effect.Service<ExecutionStore>()("gateway/Ex
                           WHERE state = 'RUNNING' AND (lease_owner IS NULL OR lease_until < now())
                             AND (parent_id IS NOT NULL OR ${withMain})
                           ORDER BY parent_id IS NULL, seq LIMIT 1 FOR UPDATE SKIP LOCKED)
-              RETURNING id, tenant_id, user_id, parent_id, nodes, output_node, input_payload`
+              RETURNING id, tenant_id, user_id, plan_title, parent_id, nodes, output_node, input_payload`
           if (!claimed) return Option.none<ClaimedExecution>()
           yield* sql`UPDATE plan_execution_nodes SET state = 'PENDING'
                        WHERE execution_id = ${claimed.id} AND state = 'RUNNING'`
@@ -369,6 +372,7 @@ export class ExecutionStore extends Effect.Service<ExecutionStore>()("gateway/Ex
             isMain: claimed.parentId === null,
             tenantId: claimed.tenantId,
             userId: claimed.userId,
+            planTitle: claimed.planTitle,
             nodes: parsed(claimed.nodes) as ReadonlyArray<PlanGraphNode>,
             outputNode: claimed.outputNode,
             inputPayload: parsed(claimed.inputPayload) as Record<string, unknown>

@@ -6,17 +6,22 @@
  * execution, found again (not started again) when the node runs after a crash. An AGENT node with
  * tools runs the tool loop; a TOOL node calls one tool of the registry. Document tools read the
  * document the execution's input names (`input.documentId`), or a TOOL node's own `documentId`.
+ * Every LLM answer a node asks for is recorded as a request of the execution's conversation, so
+ * that its usage counts in the statistics as a user's request does.
  */
 import type { Prompt } from "@effect/ai"
-import { Data, Effect, Option } from "effect"
+import { Cause, Data, Effect, Exit, Option } from "effect"
+import { randomUUID } from "node:crypto"
 import type { ParallelWork, PlanGraphNode } from "../../../schemas/gateway/Plans.ts"
 import type { PromptLlm } from "../../../schemas/gateway/Prompts.ts"
 import { CurrentPrincipal, Principal } from "../../../schemas/gateway/Tenancy.ts"
 import { Agents } from "../agents/Agents.ts"
-import { Llm } from "../llm/Llm.ts"
+import { Conversations } from "../conversations/Conversations.ts"
+import { type ChosenModel, Llm } from "../llm/Llm.ts"
 import { Plans } from "../plans/Plans.ts"
 import { Prompts } from "../prompts/Prompts.ts"
 import { Templates } from "../prompts/Templates.ts"
+import { type Outcome, preciseNow, RequestRecorder } from "../records/RequestRecorder.ts"
 import { newJournal, ToolLoop } from "../tools/ToolLoop.ts"
 import { ToolRegistry } from "../tools/ToolRegistry.ts"
 import { type ClaimedExecution, ExecutionStore } from "./ExecutionStore.ts"
@@ -25,6 +30,12 @@ import { type ClaimedExecution, ExecutionStore } from "./ExecutionStore.ts"
 export class NodeFailed
   extends Data.TaggedError("NodeFailed")<{ readonly message: string; readonly output?: unknown }>
 {}
+
+/** Tokens an answer took, as the provider counted them (when it did). */
+interface Usage {
+  readonly inputTokens?: number | undefined
+  readonly outputTokens?: number | undefined
+}
 
 /** What a node's templates and paths see. */
 interface NodeContext {
@@ -75,6 +86,8 @@ export class NodeWork extends Effect.Service<NodeWork>()("gateway/NodeWork", {
     const store = yield* ExecutionStore
     const registry = yield* ToolRegistry
     const loop = yield* ToolLoop
+    const recorder = yield* RequestRecorder
+    const conversations = yield* Conversations
 
     const render = (template: string, context: NodeContext) =>
       Effect.flatMap(
@@ -107,21 +120,92 @@ export class NodeWork extends Effect.Service<NodeWork>()("gateway/NodeWork", {
     const answered = (text: string, json: boolean | undefined) =>
       json ? Effect.map(parseJson(text), (parsed) => ({ text, json: parsed })) : Effect.succeed({ text })
 
+    /** How an answer ended, as its request's record says. */
+    const outcomeOf = (
+      exit: Exit.Exit<{ readonly text: string; readonly usage: Usage }, { readonly message: string }>,
+      started: number
+    ): Outcome => {
+      const latencyMs = Date.now() - started
+      if (Exit.isSuccess(exit)) {
+        const { text, usage } = exit.value
+        return { status: "COMPLETED", response: text, ...usage, latencyMs }
+      }
+      if (Cause.isInterruptedOnly(exit.cause)) return { status: "STOPPED", response: "", latencyMs }
+      const failure = Cause.failureOption(exit.cause)
+      const errorMessage = Option.isSome(failure) ? failure.value.message : Cause.pretty(exit.cause).split("\n")[0]
+      return { status: "FAILED", response: "", latencyMs, errorMessage }
+    }
+
+    /**
+     * One LLM answer of the execution, recorded as a request of its conversation (made on first
+     * use, docs/gateway-plan-executions.md) with the question, the answer, its usage and how it
+     * ended; a PROMPT node's prompt counts as used. Its usage is counted in the statistics.
+     */
+    const recorded = <E extends { readonly message: string }, R>(
+      execution: ClaimedExecution,
+      chosen: ChosenModel,
+      question: string,
+      promptUse: { readonly promptId: string; readonly version: number } | undefined,
+      answer: Effect.Effect<{ readonly text: string; readonly usage: Usage }, E, R>
+    ) =>
+      Effect.gen(function*() {
+        yield* conversations.forExecution(execution.id, execution.planTitle)
+        const id = randomUUID()
+        const at = preciseNow()
+        const started = Date.now()
+        yield* recorder.requestStarted({
+          tenantId: execution.tenantId,
+          id,
+          conversationId: execution.id,
+          userId: execution.userId,
+          inputs: [{ role: "user", content: [{ type: "text", text: question }] }],
+          providerId: chosen.config.id,
+          model: chosen.model,
+          streamed: false,
+          usedPrompt: promptUse !== undefined,
+          hasImage: false,
+          isRetry: false,
+          at
+        })
+        if (promptUse !== undefined) {
+          yield* recorder.promptUsed(execution.tenantId, promptUse.promptId, promptUse.version, at)
+        }
+        return yield* answer.pipe(
+          Effect.onExit((exit) =>
+            recorder.requestFinished(execution.tenantId, id, outcomeOf(exit, started), preciseNow()).pipe(Effect.ignore)
+          )
+        )
+      })
+
     /** One answer of the LLM `settings` choose (the tenant's default provider without one), as `{text, json?}`. */
     const ask = (
+      execution: ClaimedExecution,
       settings: PromptLlm | undefined,
       system: string | undefined,
       user: string,
-      json: boolean | undefined
+      json: boolean | undefined,
+      promptUse?: { readonly promptId: string; readonly version: number }
     ) =>
       Effect.gen(function*() {
         const chosen = yield* choose(settings)
-        const { text } = yield* llm.generate(chosen, messages(system, user), false)
+        const { text } = yield* recorded(
+          execution,
+          chosen,
+          user,
+          promptUse,
+          llm.generate(chosen, messages(system, user), false).pipe(
+            Effect.map(({ text, usage }) => ({
+              text,
+              usage: { inputTokens: usage.inputTokens, outputTokens: usage.outputTokens }
+            }))
+          )
+        )
         return yield* answered(text, json)
       })
 
     /** An agent's answer through the tool loop: `{text, json?, toolCalls}`; a failure keeps the calls made as its output. */
     const askWithTools = (
+      execution: ClaimedExecution,
       agent: Effect.Effect.Success<ReturnType<typeof agents.get>>,
       system: string,
       user: string,
@@ -139,11 +223,13 @@ export class NodeWork extends Effect.Service<NodeWork>()("gateway/NodeWork", {
         const context_ = { documentId: documentOf(context), vision: chosen.config.capabilities.vision }
         const tools = yield* registry.resolve(agent.tools, context_)
         const journal = newJournal()
-        const { text } = yield* loop.generate(chosen, messages(system, user), false, {
-          tools,
-          maxCycles: agent.maxToolCycles,
-          journal
-        }).pipe(
+        const { text } = yield* recorded(
+          execution,
+          chosen,
+          user,
+          undefined,
+          loop.generate(chosen, messages(system, user), false, { tools, maxCycles: agent.maxToolCycles, journal })
+        ).pipe(
           Effect.mapError((error) =>
             new NodeFailed({ message: `${error._tag}: ${error.message}`, output: { toolCalls: journal.calls } })
           )
@@ -185,11 +271,14 @@ export class NodeWork extends Effect.Service<NodeWork>()("gateway/NodeWork", {
             const rendered = yield* prompts.renderForRequest(work.promptId, work.version, variables)
             // The node's settings override the prompt version's, field by field.
             const settings = { ...rendered.llm, ...work.llm }
-            return yield* ask(settings, settings.systemPrompt, rendered.text, work.json)
+            return yield* ask(execution, settings, settings.systemPrompt, rendered.text, work.json, {
+              promptId: work.promptId,
+              version: rendered.version
+            })
           }).pipe(Effect.mapError(failed))
         case "LLM":
           return render(work.template, context).pipe(
-            Effect.flatMap((text) => ask(work.llm, work.llm?.systemPrompt, text, work.json)),
+            Effect.flatMap((text) => ask(execution, work.llm, work.llm?.systemPrompt, text, work.json)),
             Effect.mapError(failed)
           )
         case "AGENT":
@@ -198,8 +287,8 @@ export class NodeWork extends Effect.Service<NodeWork>()("gateway/NodeWork", {
             const instructions = yield* render(agent.instructions, context)
             const input = yield* render(work.input, context)
             return agent.tools.length === 0
-              ? yield* ask(agent.llm, instructions, input, work.json)
-              : yield* askWithTools(agent, instructions, input, work.json, context)
+              ? yield* ask(execution, agent.llm, instructions, input, work.json)
+              : yield* askWithTools(execution, agent, instructions, input, work.json, context)
           }).pipe(Effect.mapError(failed))
         case "TOOL":
           return Effect.gen(function*() {
@@ -276,6 +365,8 @@ export class NodeWork extends Effect.Service<NodeWork>()("gateway/NodeWork", {
   }),
   dependencies: [
     Llm.Default,
+    RequestRecorder.Default,
+    Conversations.Default,
     Prompts.Default,
     Agents.Default,
     Templates.Default,
