@@ -251,7 +251,7 @@ for (const backend of backends) {
 
       it.effect("stop: CANCELLED with the partial trace, the running call cancelled, the nested run stopped too; delete", () =>
         Effect.gen(function*() {
-          const { act, admin, createPlan, executions, fake, read, run } = yield* setup("stop")
+          const { act, admin, base, createPlan, executions, fake, read, run } = yield* setup("stop")
           fake.scriptWhen("QUICK", { text: "quick" })
           fake.scriptWhen("SLOW", { text: "slow", wholeDelayMs: 30_000 })
           const nested = yield* createPlan({ title: "Slow", nodes: [{ id: "wait", type: "LLM", template: "SLOW" }] })
@@ -281,6 +281,11 @@ for (const backend of backends) {
           yield* sleep(300)
           expect(states(yield* read(id))).toEqual({ quick: "COMPLETED", inner: "CANCELLED", last: "PENDING" })
           expect(asked(fake, "LAST")).toHaveLength(0)
+          // The answer cut off by the stop is recorded STOPPED in the nested execution's conversation.
+          const cutOff = yield* call(`${base}/api/v1/requests?conversation=${childId}`, { headers: admin })
+          expect(cutOff.json.content.map((r: any) => [r.status, r.inputs[0].content[0].text])).toEqual([
+            ["STOPPED", "SLOW"]
+          ])
           for (const action of ["pause", "resume", "stop"] as const) {
             expectErrorBody(yield* act(id, action), 409, "CONFLICT")
             expectErrorBody(yield* act(childId, action), 409, "CONFLICT")
