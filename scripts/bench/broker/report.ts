@@ -385,7 +385,7 @@ export const renderBrokerMarkdown = (r: BrokerBenchResults, jsonName: string) =>
   lines.push("## 3. Text positions, cold")
   lines.push("")
   lines.push(
-    `GET /documents/{id}/pages/{n}/text/position, first request for that page (the document was uploaded and drawn before, but pdf.js, which reads text, may not have parsed it yet on the worker that answers: the first page of a file then counts pdf.js's parse of the file and of the page's fonts, as pdftotext's does), then the same request again (served from the derived cache); against \`pdftotext -bbox -f n -l n\` as a whole process (median of ${r.settings.runs}), which parses the file each time.`
+    `GET /documents/{id}/pages/{n}/text/position, first request for that page (the document was uploaded and drawn before; PDFium reads the text, on a worker that may or may not hold the document open already: if not, the request counts PDFium's opening of the file, as pdftotext's does), then the same request again (served from the derived cache); against \`pdftotext -bbox -f n -l n\` as a whole process (median of ${r.settings.runs}), which parses the file each time.`
   )
   lines.push("")
   lines.push(table(

@@ -6,19 +6,19 @@
 import { describe, expect, it } from "@effect/vitest"
 import { ConfigProvider, Effect, Either } from "effect"
 import { execFileSync } from "node:child_process"
+import { createHash } from "node:crypto"
 import { mkdtempSync, readFileSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import * as path from "node:path"
 import { PDFDocument, type PDFFont, StandardFonts } from "pdf-lib"
-import * as pdfjs from "pdfjs-dist/legacy/build/pdf.mjs"
 import sharp from "sharp"
 import { parseColor } from "../../../src/schemas/broker/Comparisons.ts"
 import { Rect, TextPosition } from "../../../src/schemas/broker/Content.ts"
 import { ComparisonsConfig } from "../../../src/services/broker/comparisons/Comparisons.ts"
 import { type DiffColors, diffPageImages } from "../../../src/services/broker/comparisons/ImageDiff.ts"
 import { diffText } from "../../../src/services/broker/comparisons/TextDiff.ts"
-import { pdfjsResources } from "../../../src/services/broker/engine/PdfJsSetup.ts"
-import { pageTextPositions } from "../../../src/services/broker/text/TextPositions.ts"
+import { pdfiumPageCount } from "../../../src/services/broker/engine/PdfiumDocuments.ts"
+import { pageTextPositions } from "../../../src/services/broker/text/PdfiumText.ts"
 import { CORPUS } from "../../support/backends.ts"
 import { textRun } from "../../support/text-runs.ts"
 
@@ -480,14 +480,9 @@ describe("diffText", () => {
 
 /** Text positions of every page, read as the PDF engine reads them. */
 const textPositionsOf = async (file: string) => {
-  const doc = await pdfjs.getDocument({ ...pdfjsResources, data: new Uint8Array(readFileSync(file)) }).promise
-  const pages: Array<Array<TextPosition>> = []
-  for (let n = 1; n <= doc.numPages; n++) {
-    const page = await doc.getPage(n)
-    pages.push(await pageTextPositions(page, false))
-    page.cleanup()
-  }
-  await doc.destroy()
+  const source = { hash: createHash("sha256").update(readFileSync(file)).digest("hex"), path: file }
+  const pages: Array<ReadonlyArray<TextPosition>> = []
+  for (let i = 0, count = await pdfiumPageCount(source); i < count; i++) pages.push(await pageTextPositions(source, i))
   return pages
 }
 

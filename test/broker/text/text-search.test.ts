@@ -3,7 +3,7 @@
  */
 import { describe, expect, it } from "@effect/vitest"
 import type { TextPosition } from "../../../src/schemas/broker/Content.ts"
-import { compilePattern, InvalidSearchPattern, searchRuns } from "../../../src/services/broker/text/Text.ts"
+import { compilePattern, InvalidSearchPattern, searchRuns } from "../../../src/services/broker/text/TextSearch.ts"
 import { textRun } from "../../support/text-runs.ts"
 
 const run = (text: string, x: number, y: number, charWidth = 5) => textRun(text, x, y, { charWidth })

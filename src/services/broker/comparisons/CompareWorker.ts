@@ -7,10 +7,11 @@ import { writeFile } from "node:fs/promises"
 import { PDFDocument } from "pdf-lib"
 import type { PDFDocumentProxy } from "pdfjs-dist/types/src/display/api.js"
 import type { TextPosition } from "../../../schemas/broker/Content.ts"
+import { pdfiumPageCount, pdfiumStep } from "../engine/PdfiumDocuments.ts"
 import type { PdfSource } from "../engine/PdfRequest.ts"
 import { renderPng } from "../engine/Rasterizer.ts"
 import { attempt, open } from "../engine/WorkerDocuments.ts"
-import { pageTextPositions } from "../text/TextPositions.ts"
+import { pageTextPositions } from "../text/PdfiumText.ts"
 import type { Compare, DiffText } from "./CompareRequests.ts"
 import { diffPageImages } from "./ImageDiff.ts"
 import { diffText } from "./TextDiff.ts"
@@ -49,15 +50,14 @@ export const compareHandlers: WorkerRunner.SerializedRunner.Handlers<Compare | D
     }),
 
   DiffText: (req) =>
-    Effect.gen(function*() {
-      const [left, right] = yield* Effect.all([open(req.left), open(req.right)])
-      return yield* attempt("Comparing the documents' text", async () => {
-        const textOf = async (doc: PDFDocumentProxy) => {
-          const pages: Array<ReadonlyArray<TextPosition>> = []
-          for (let i = 1; i <= doc.numPages; i++) pages.push(await pageTextPositions(await doc.getPage(i), true))
-          return pages
+    pdfiumStep("Comparing the documents' text", async () => {
+      const textOf = async (source: PdfSource) => {
+        const pages: Array<ReadonlyArray<TextPosition>> = []
+        for (let i = 0, count = await pdfiumPageCount(source); i < count; i++) {
+          pages.push(await pageTextPositions(source, i))
         }
-        return diffText(await textOf(left), await textOf(right))
-      })
+        return pages
+      }
+      return diffText(await textOf(req.left), await textOf(req.right))
     })
 }

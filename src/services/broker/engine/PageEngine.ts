@@ -1,8 +1,9 @@
 /**
- * Which engine draws page images, by name and version (the @embedpdf/pdfium package, which pins
- * one PDFium build). It is part of the name every drawn page image is cached under
- * (conversion/Renditions.ts): a cache never serves an image another engine drew, and a change of
- * engine or of its version simply finds no image under the new names and draws anew.
+ * Which engine draws page images and reads page text, by name and version (the @embedpdf/pdfium
+ * package, which pins one PDFium build). It is part of the name every drawn page image and every
+ * page's runs are cached under (conversion/Renditions.ts, text/DocumentText.ts): a cache never
+ * serves what another engine made, and a change of engine or of its version simply finds nothing
+ * under the new names and makes it anew.
  */
 import { readFileSync } from "node:fs"
 import { createRequire } from "node:module"
@@ -16,3 +17,9 @@ export const PDFIUM_PACKAGE_VERSION = (JSON.parse(
 ) as { readonly version: string }).version
 
 export const PAGE_IMAGE_ENGINE = `pdfium-${PDFIUM_PACKAGE_VERSION}`
+
+/**
+ * The engine of page text: PDFium's characters, and the version of how text/PdfiumText.ts makes
+ * runs of them (raised whenever a change there changes a page's runs).
+ */
+export const PAGE_TEXT_ENGINE = `${PAGE_IMAGE_ENGINE}-runs1`

@@ -24,7 +24,7 @@ export class PdfWorkerSetup extends Context.Tag("docstack/PdfWorkerSetup")<PdfWo
 export const PdfEngineConfig = Config.all({
   workers: Config.integer("RENDER_WORKERS").pipe(Config.withDefault(availableParallelism())),
   concurrencyPerWorker: Config.integer("RENDER_CONCURRENCY_PER_WORKER").pipe(Config.withDefault(2)),
-  /** Bytes of files each worker keeps parsed in pdf.js, which reads text, outline and annotations (WorkerDocuments.ts). */
+  /** Bytes of files each worker keeps parsed in pdf.js, which reads outline, destinations and annotations (WorkerDocuments.ts). */
   pdfjsDocumentBytesPerWorker: Config.integer("PDFJS_DOCUMENT_BYTES_PER_WORKER").pipe(
     Config.withDefault(128 * 1024 * 1024)
   ),

@@ -1,8 +1,8 @@
 /**
  * Inside a PDF worker thread: PDFium, the PDF engine of Chromium, as WebAssembly (@embedpdf/pdfium).
- * It draws every page image (Rasterizer.ts); pdf.js still reads everything else (text, outline,
- * annotations). Loaded once per thread, on the first page drawn, from the package's own .wasm file:
- * nothing is fetched at run time.
+ * It draws every page image (Rasterizer.ts) and reads page text (text/PdfiumText.ts); pdf.js still
+ * reads the rest (outline, destinations, annotations, the analysis's page boxes). Loaded once per
+ * thread, on first use, from the package's own .wasm file: nothing is fetched at run time.
  *
  * Everything PDFium holds lives in the module's linear memory, which only grows: every allocation
  * here is freed and every handle closed in a `finally`. A WebAssembly trap leaves that memory in a

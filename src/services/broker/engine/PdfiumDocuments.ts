@@ -7,11 +7,12 @@
  * grows with it), the least recently used closed first; a larger file is opened for one request
  * and closed after it. The page it loaded last stays loaded (PdfiumPages.ts), and closes before its document.
  */
+import { Effect } from "effect"
 import { closeSync, fstatSync, openSync, readSync } from "node:fs"
 import { Lru } from "../../common/Lru.ts"
 import { FPDF_ERR_PASSWORD, free, heap, loadErrorText, malloc, type Pdfium, withPdfium } from "./Pdfium.ts"
 import { type PageOwner, PdfiumPages } from "./PdfiumPages.ts"
-import type { PdfSource } from "./PdfRequest.ts"
+import { PdfOpenFailed, PdfOperationFailed, type PdfSource } from "./PdfRequest.ts"
 import { workerSettings } from "./WorkerDocuments.ts"
 
 /** The engine's default (PdfEngine.ts), for a thread started without settings (a test's). */
@@ -169,4 +170,23 @@ export const keepsPageLoaded = (source: PdfSource, index: number) =>
   withPdfium((pdfium) => {
     const document = keptIn(pdfium).documents.get(source.hash)
     return document !== undefined && keptIn(pdfium).pages.has(document, index)
+  })
+
+/** The number of pages of the document, as PDFium reads its page tree. */
+export const pdfiumPageCount = (source: PdfSource) => withPdfiumDocument(source, (_, document) => document.pages)
+
+/**
+ * PDFium work as a step of a worker handler: a file PDFium will not open fails as PdfOpenFailed
+ * (password or damaged, as pdf.js would say), anything else as PdfOperationFailed saying what
+ * failed (`<what> failed: <why>`).
+ */
+export const pdfiumStep = <A>(what: string, run: () => Promise<A>) =>
+  Effect.tryPromise({
+    try: run,
+    catch: (error) =>
+      error instanceof PdfiumOpenError
+        ? new PdfOpenFailed({ reason: error.reason, message: error.message })
+        : new PdfOperationFailed({
+          message: `${what} failed: ${error instanceof Error ? error.message : String(error)}`
+        })
   })

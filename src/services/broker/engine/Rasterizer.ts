@@ -7,13 +7,12 @@
  * took about half the CPU time pdf.js into a canvas took on a page of text (tracemonkey.pdf), and a
  * ninth on a page of 38,600 vector paths (issue12810.pdf); figures in docs/page-images.md.
  */
-import { Effect } from "effect"
 import sharp from "sharp"
 import type { PdfAnnotationSubtype } from "../../../schemas/broker/Annotations.ts"
 import { leavesOutListedAnnotations } from "../../../schemas/broker/PageImage.ts"
 import { ANNOT_FLAG_HIDDEN, BITMAP_BGR, FPDF_ANNOT, FPDF_REVERSE_BYTE_ORDER, heap, type Pdfium } from "./Pdfium.ts"
-import { type PdfiumDocument, PdfiumOpenError, withPdfiumPage } from "./PdfiumDocuments.ts"
-import { PdfOpenFailed, PdfOperationFailed, type PdfSource, type RenderSettings } from "./PdfRequest.ts"
+import { type PdfiumDocument, pdfiumStep, withPdfiumPage } from "./PdfiumDocuments.ts"
+import type { PdfSource, RenderSettings } from "./PdfRequest.ts"
 import { PixelBuffers } from "./PixelBuffers.ts"
 import { workerSettings } from "./WorkerDocuments.ts"
 
@@ -186,17 +185,6 @@ export const renderPng = async (source: PdfSource, index: number, settings: Rend
   }
 }
 
-/**
- * `renderPng` as a step of a worker handler: a file PDFium will not open fails as PdfOpenFailed
- * (password or damaged, as pdf.js would say), anything else as PdfOperationFailed naming the page.
- */
+/** `renderPng` as a step of a worker handler (`pdfiumStep`: how it fails). */
 export const renderPage = (source: PdfSource, index: number, settings: RenderSettings) =>
-  Effect.tryPromise({
-    try: () => renderPng(source, index, settings),
-    catch: (error) =>
-      error instanceof PdfiumOpenError
-        ? new PdfOpenFailed({ reason: error.reason, message: error.message })
-        : new PdfOperationFailed({
-          message: `Rendering page ${index} failed: ${error instanceof Error ? error.message : String(error)}`
-        })
-  })
+  pdfiumStep(`Rendering page ${index}`, () => renderPng(source, index, settings))

@@ -12,10 +12,11 @@ import {
 import { DocumentIdRef, InvalidRequest } from "../../../schemas/broker/Document.ts"
 import { DerivedCache } from "../../common/DerivedCache.ts"
 import { DocumentResolver, processingFailed } from "../documents/DocumentResolver.ts"
+import { PAGE_TEXT_ENGINE } from "../engine/PageEngine.ts"
 import { PdfEngine } from "../engine/PdfEngine.ts"
 import type { DocumentRecord } from "../registry/DocumentRegistry.ts"
-import { compilePattern, InvalidSearchPattern } from "./Text.ts"
 import { ExtractText, SearchPages } from "./TextRequests.ts"
+import { compilePattern, InvalidSearchPattern } from "./TextSearch.ts"
 
 const utf8 = new TextEncoder()
 const OPEN_BRACKET = 0x5b
@@ -66,7 +67,7 @@ export class DocumentText extends Effect.Service<DocumentText>()("docstack/Docum
         const doc = yield* resolver.ready(documentId)
         yield* resolver.checkPage(doc, page)
         const pdf = yield* resolver.pdfOf(doc)
-        const name = `t${page}.json`
+        const name = `t${page}_${PAGE_TEXT_ENGINE}.json`
         const kept = (yield* derived.get(pdf.hash, name)).pipe(Option.filter(isRunArray))
         if (Option.isSome(kept)) return pageTextBody(page, kept.value)
         const runs = utf8.encode(

@@ -1,19 +1,18 @@
 /**
- * Inside a PDF worker thread: page text and search (TextRequests.ts). The text search reads is kept
- * per document and page, within a number of bytes, so that searching again (the next word, the next
- * page of hits) reads no page twice.
+ * Inside a PDF worker thread: page text and search (TextRequests.ts), read by PDFium
+ * (PdfiumText.ts). The text search reads is kept per document and page, within a number of bytes,
+ * so that searching again (the next word, the next page of hits) reads no page twice.
  */
 import type { WorkerRunner } from "@effect/platform"
 import { Effect } from "effect"
-import type { PDFDocumentProxy } from "pdfjs-dist/types/src/display/api.js"
 import type { TextPosition } from "../../../schemas/broker/Content.ts"
 import { Lru } from "../../common/Lru.ts"
-import { PdfOperationFailed } from "../engine/PdfRequest.ts"
-import { attempt, open, pageOf, workerSettings } from "../engine/WorkerDocuments.ts"
-import { pdfiumFontNames } from "./PdfiumFontNames.ts"
-import { compilePattern, InvalidSearchPattern, searchRuns } from "./Text.ts"
-import { pageTextPositions } from "./TextPositions.ts"
+import { pdfiumPageCount, pdfiumStep } from "../engine/PdfiumDocuments.ts"
+import { PdfOperationFailed, type PdfSource } from "../engine/PdfRequest.ts"
+import { workerSettings } from "../engine/WorkerDocuments.ts"
+import { pageTextPositions } from "./PdfiumText.ts"
 import type { ExtractText, SearchPages } from "./TextRequests.ts"
+import { compilePattern, InvalidSearchPattern, searchRuns } from "./TextSearch.ts"
 
 const { searchTextBytes } = workerSettings("text", { searchTextBytes: 32 * 1024 * 1024 })
 
@@ -24,19 +23,15 @@ const { searchTextBytes } = workerSettings("text", { searchTextBytes: 32 * 1024 
 const weightOf = (runs: ReadonlyArray<TextPosition>) =>
   runs.reduce((sum, run) => sum + 2 * run.text.length + 8 * run.individualWidths.length + 160, 64)
 
-/**
- * Search text per document and page, without font names (search results do not carry them), within
- * SEARCH_TEXT_CACHE_BYTES_PER_WORKER.
- */
+/** Search text per document and page, within SEARCH_TEXT_CACHE_BYTES_PER_WORKER. */
 const searchText = new Lru<ReadonlyArray<TextPosition>>(searchTextBytes, () => {}, weightOf)
 
-const searchRunsOf = async (hash: string, doc: PDFDocumentProxy, pageIndex: number) => {
-  const key = `${hash}:${pageIndex}`
+const searchRunsOf = async (source: PdfSource, pageIndex: number) => {
+  const key = `${source.hash}:${pageIndex}`
   let runs = searchText.get(key)
   if (!runs) {
-    // A page the damaged page tree does not reach (see the analysis) shows nothing, so it has nothing to find.
-    const page = await doc.getPage(pageIndex + 1).catch(() => undefined)
-    runs = page ? await pageTextPositions(page, false) : []
+    // A page that will not load (a damaged page tree, see the analysis) shows nothing, so it has nothing to find.
+    runs = await pageTextPositions(source, pageIndex).catch(() => [])
     searchText.set(key, runs)
   }
   return runs
@@ -44,32 +39,23 @@ const searchRunsOf = async (hash: string, doc: PDFDocumentProxy, pageIndex: numb
 
 export const textHandlers: WorkerRunner.SerializedRunner.Handlers<ExtractText | SearchPages> = {
   ExtractText: (req) =>
-    Effect.gen(function*() {
-      const doc = yield* open(req)
-      const page = yield* pageOf(doc, req.page)
-      return yield* attempt(
-        `Extracting text of page ${req.page}`,
-        async () => JSON.stringify(await pageTextPositions(page, true, pdfiumFontNames(req, req.page)))
-      )
-    }),
+    pdfiumStep(
+      `Extracting text of page ${req.page}`,
+      async () => JSON.stringify(await pageTextPositions(req, req.page))
+    ),
 
   SearchPages: (req) =>
     Effect.gen(function*() {
-      const doc = yield* open(req)
       const pattern = yield* Effect.try({
         try: () => compilePattern(req.options),
         catch: (error) =>
           new PdfOperationFailed({ message: error instanceof InvalidSearchPattern ? error.message : String(error) })
       })
-      return yield* attempt("Searching", async () => {
+      return yield* pdfiumStep("Searching", async () => {
+        const pages = await pdfiumPageCount(req)
         const results = []
-        for (let p = req.fromPage; p <= Math.min(req.toPage, doc.numPages - 1); p++) {
-          const { hits, matches } = searchRuns(
-            p,
-            await searchRunsOf(req.hash, doc, p),
-            pattern,
-            req.options.accentSensitive
-          )
+        for (let p = req.fromPage; p <= Math.min(req.toPage, pages - 1); p++) {
+          const { hits, matches } = searchRuns(p, await searchRunsOf(req, p), pattern, req.options.accentSensitive)
           if (hits.length > 0) results.push({ page: p, hits, matches })
         }
         return results

@@ -3,7 +3,7 @@
  * gives one piece (text and box) per text run a match touches, without saying which pieces make one
  * match: a match across runs (over two lines, or over two runs of one line) is several pieces in a
  * row. They are grouped back into matches by the broker's own search rules
- * (src/services/broker/text/Text.ts): runs joined with nothing, a space or a line break by where
+ * (src/services/broker/text/TextSearch.ts): runs joined with nothing, a space or a line break by where
  * they stand, a hyphen ending a line between letters dropped, compatibility forms and (unless
  * accentSensitive) accents folded. A hit is the longest row of pieces that the query matches whole;
  * its pieces on one line make one box, so a hit over two lines has two.

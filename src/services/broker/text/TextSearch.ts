@@ -1,6 +1,6 @@
 /**
- * Page text: from pdf.js text items to positioned runs in the displayed page's space, and search
- * over those runs. Pure functions; the worker feeds them.
+ * Search over a page's positioned runs (PdfiumText.ts reads them). Pure functions; the worker
+ * feeds them.
  */
 import { RE2JS } from "re2js"
 import {
@@ -8,112 +8,11 @@ import {
   PositionText,
   Rect,
   type SearchOptions,
-  TextPosition,
+  type TextPosition,
   TextRange
 } from "../../../schemas/broker/Content.ts"
-import { concat } from "../engine/Matrix.ts"
-
-/** The part of a pdf.js TextItem this module reads. */
-export interface RawTextItem {
-  readonly str: string
-  readonly dir: string
-  readonly width: number
-  readonly height: number
-  readonly transform: ReadonlyArray<number>
-  readonly fontName: string
-  readonly hasEOL: boolean
-}
-
-export interface RawTextStyle {
-  readonly fontFamily: string
-  readonly ascent: number
-  readonly descent: number
-  readonly vertical: boolean
-}
 
 const round2 = (n: number) => Math.round(n * 100) / 100
-
-export interface PositionInput {
-  readonly pageNumber: number
-  readonly items: ReadonlyArray<RawTextItem>
-  readonly styles: Readonly<Record<string, RawTextStyle>>
-  /** Maps PDF user space to the displayed page (points, origin top left, y down). */
-  readonly viewportTransform: ReadonlyArray<number>
-  /** Font names by pdf.js font ID, where the worker knows the real one. */
-  readonly fontNames: (fontId: string) => string | undefined
-  /** Relative advance widths of the characters of a run, in any unit; scaled to the run's width. */
-  readonly measure: (text: string, fontFamily: string) => ReadonlyArray<number>
-}
-
-/**
- * One TextPosition per non-blank pdf.js item. Boxes are axis-aligned in the displayed page space;
- * paragraphs group consecutive lines whose spacing stays within 1.6 line heights.
- */
-export const toTextPositions = (input: PositionInput): Array<TextPosition> => {
-  const result: Array<TextPosition> = []
-  let paragraphId = 0
-  let previous:
-    | { readonly bottom: number; readonly left: number; readonly fontSize: number; readonly eol: boolean }
-    | undefined
-  for (const item of input.items) {
-    if (item.str.trim() === "") {
-      if (previous && item.hasEOL) previous = { ...previous, eol: true }
-      continue
-    }
-    const style = input.styles[item.fontName] ??
-      { fontFamily: "sans-serif", ascent: 0.8, descent: -0.2, vertical: false }
-    const tx = concat(item.transform, input.viewportTransform)
-    const fontSize = Math.hypot(tx[2], tx[3]) || Math.hypot(tx[0], tx[1])
-    const up: readonly [number, number] = [tx[2] / fontSize, tx[3] / fontSize]
-    const along: readonly [number, number] = style.vertical ? [-up[0], -up[1]] : [-up[1], up[0]]
-    const ascent = style.ascent > 0 ? style.ascent : 0.8
-    const descent = style.descent < 0 ? style.descent : -0.2
-    const length = style.vertical ? item.height : item.width
-    const across: readonly [number, number] = style.vertical ? [-along[1], along[0]] : up
-    const [lo, hi] = style.vertical ? [-0.5 * fontSize, 0.5 * fontSize] : [descent * fontSize, ascent * fontSize]
-    // The box of the four corners (0 or length along the run, lo or hi across it).
-    const x0 = tx[4] + across[0] * lo, x1 = tx[4] + across[0] * hi, dx = along[0] * length
-    const y0 = tx[5] + across[1] * lo, y1 = tx[5] + across[1] * hi, dy = along[1] * length
-    const minX = Math.min(x0, x1) + Math.min(0, dx), maxX = Math.max(x0, x1) + Math.max(0, dx)
-    const minY = Math.min(y0, y1) + Math.min(0, dy), maxY = Math.max(y0, y1) + Math.max(0, dy)
-    // Built here, so not validated again (a hot loop: hundreds of runs a page).
-    const position = new Rect(
-      { x: round2(minX), y: round2(minY), w: round2(maxX - minX), h: round2(maxY - minY) },
-      true
-    )
-    const rotation = ((Math.round((Math.atan2(along[1], along[0]) * 180) / Math.PI / 90) * 90) % 360 + 360) % 360
-    const relative = input.measure(item.str, style.fontFamily)
-    let total = 0
-    for (const w of relative) total += w
-    const individualWidths = relative.map((w) => round2(total > 0 ? (w / total) * length : length / relative.length))
-
-    const bottom = position.y + position.h
-    const newParagraph = previous === undefined ||
-      (previous.eol &&
-        (position.y - previous.bottom > 0.6 * fontSize || Math.abs(position.x - previous.left) > 3 * fontSize)) ||
-      Math.abs(fontSize - previous.fontSize) > 0.25 * fontSize
-    if (newParagraph && previous !== undefined) paragraphId++
-    previous = { bottom, left: position.x, fontSize, eol: item.hasEOL }
-
-    result.push(
-      new TextPosition({
-        pageNumber: input.pageNumber,
-        position,
-        text: item.str,
-        individualWidths,
-        fontSize: round2(fontSize),
-        font: input.fontNames(item.fontName) ?? style.fontFamily,
-        clickableDestination: null,
-        paragraphId,
-        rightToLeftText: item.dir === "rtl",
-        rotation
-      }, true)
-    )
-  }
-  return result
-}
-
-// ---- search -------------------------------------------------------------------------------
 
 /** The most matches reported for one page; a pattern matching everything stops there. */
 export const MAX_MATCHES_PER_PAGE = 5_000
