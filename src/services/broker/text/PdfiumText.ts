@@ -44,14 +44,16 @@ interface Glyph {
   readonly x: number
   readonly y: number
   /** Its advance box (axis-aligned, the font's ascent to descent), for its extent along the line. */
-  readonly box: readonly [left: number, top: number, right: number, bottom: number]
+  readonly left: number
+  readonly top: number
+  readonly right: number
+  readonly bottom: number
   readonly fontSize: number
   readonly font: number
   /** The unit vector along the baseline. */
-  readonly along: Vector
+  readonly alongX: number
+  readonly alongY: number
 }
-
-type Vector = readonly [number, number]
 
 /** A run being built: the glyph it starts with, its text, a width for each character, its extent along its direction. */
 interface Run {
@@ -64,8 +66,12 @@ interface Run {
   widths: Array<number>
   lo: number
   hi: number
+  /** The direction the run is read in: along the baseline, or down the column for vertical writing. */
+  directionX: number
+  directionY: number
   /** The extent of the glyph added last: the next character of a ligature has the same. */
-  last: readonly [number, number]
+  lastLo: number
+  lastHi: number
   /** The union of the glyphs' advance boxes: a vertical run's box. */
   left: number
   top: number
@@ -108,7 +114,7 @@ const displayMatrix = (pdfium: Pdfium, page: number, out: number) => {
   const scale = 100
   const width = Math.round(pdfium.FPDF_GetPageWidthF(page) * scale)
   const height = Math.round(pdfium.FPDF_GetPageHeightF(page) * scale)
-  const map = (x: number, y: number): Vector => {
+  const map = (x: number, y: number): readonly [number, number] => {
     pdfium.FPDF_PageToDevice(page, 0, 0, width, height, 0, x, y, out, out + 4)
     return [pdfium.pdfium.getValue(out, "i32") / scale, pdfium.pdfium.getValue(out + 4, "i32") / scale]
   }
@@ -174,15 +180,16 @@ const readTextPositions = (pdfium: Pdfium, page: number, pageNumber: number): Ar
         !raw.FPDFText_GetMatrix(textPage, i, buffer + 32)
       ) continue
       // FS_RECTF left, top, right, bottom (floats); the origin x, y (doubles); FS_MATRIX a, b, ... (floats).
+      // Read one by one, with no arrays: this runs for every character, mostly before the JIT has warmed up.
       const floats = (pdfium.pdfium as unknown as { readonly HEAPF32: Float32Array }).HEAPF32
       const doubles = (pdfium.pdfium as unknown as { readonly HEAPF64: Float64Array }).HEAPF64
       const f = buffer >> 2
-      const [l, t, r, b] = [floats[f]!, floats[f + 1]!, floats[f + 2]!, floats[f + 3]!]
-      const [ca, cb, cc, cd] = [floats[f + 8]!, floats[f + 9]!, floats[f + 10]!, floats[f + 11]!]
-      const [ox, oy] = [doubles[(buffer + 16) >> 3]!, doubles[(buffer + 24) >> 3]!]
+      const l = floats[f]!, t = floats[f + 1]!, r = floats[f + 2]!, b = floats[f + 3]!
+      const ca = floats[f + 8]!, cb = floats[f + 9]!, cc = floats[f + 10]!, cd = floats[f + 11]!
+      const ox = doubles[(buffer + 16) >> 3]!, oy = doubles[(buffer + 24) >> 3]!
       // The advance box in the displayed space: a quarter turn at most swaps its sides.
-      const [x0, x1, y0, y1] = [toX(l, t), toX(r, b), toY(l, t), toY(r, b)]
-      const [dx, dy] = [ma * ca + mc * cb, mb * ca + md * cb]
+      const x0 = toX(l, t), x1 = toX(r, b), y0 = toY(l, t), y1 = toY(r, b)
+      const dx = ma * ca + mc * cb, dy = mb * ca + md * cb
       const norm = Math.hypot(dx, dy) || 1
       // PDFium's size is the one the file sets (Tf); the matrix may scale it, as pdf.js counts it.
       const scale = Math.hypot(ma * cc + mc * cd, mb * cc + md * cd)
@@ -190,10 +197,14 @@ const readTextPositions = (pdfium: Pdfium, page: number, pageNumber: number): Ar
         text,
         x: toX(ox, oy),
         y: toY(ox, oy),
-        box: [Math.min(x0, x1), Math.min(y0, y1), Math.max(x0, x1), Math.max(y0, y1)],
+        left: Math.min(x0, x1),
+        top: Math.min(y0, y1),
+        right: Math.max(x0, x1),
+        bottom: Math.max(y0, y1),
         fontSize: raw.FPDFText_GetFontSize(textPage, i) * scale,
         font: fontOf(i),
-        along: [dx / norm, dy / norm]
+        alongX: dx / norm,
+        alongY: dy / norm
       }
       if (run !== undefined && extend(run, glyph)) continue
       if (run !== undefined) runs.push(run)
@@ -207,40 +218,50 @@ const readTextPositions = (pdfium: Pdfium, page: number, pageNumber: number): Ar
   }
 }
 
-const dot = (x: number, y: number, [ax, ay]: Vector) => x * ax + y * ay
-
 /**
- * The glyph's extent along the run's direction. Along its baseline, from its origin to the end of
- * its box: PDFium's box also reaches left of the origin where the glyph's ink does (a 'j' reaching
- * under the letter before), which is not where the character starts. Down a vertical column, its
- * box (PDFium's origin of a vertical glyph is not at its top).
+ * Where the glyph starts along the direction (dx, dy). Along its baseline, at its origin: PDFium's
+ * box also reaches left of the origin where the glyph's ink does (a 'j' reaching under the letter
+ * before), which is not where the character starts. Down a vertical column, where its box starts
+ * (PDFium's origin of a vertical glyph is not at its top).
  */
-const extentAlong = (glyph: Glyph, direction: Vector, vertical: boolean) => {
-  const [l, t, r, b] = glyph.box
-  const values = [dot(l, t, direction), dot(r, t, direction), dot(l, b, direction), dot(r, b, direction)]
-  const end = Math.max(...values)
-  return [vertical ? Math.min(...values) : Math.min(dot(glyph.x, glyph.y, direction), end), end] as const
+const startAlong = (glyph: Glyph, dx: number, dy: number, vertical: boolean) => {
+  const boxStart = Math.min(
+    glyph.left * dx + glyph.top * dy,
+    glyph.right * dx + glyph.top * dy,
+    glyph.left * dx + glyph.bottom * dy,
+    glyph.right * dx + glyph.bottom * dy
+  )
+  return vertical ? boxStart : Math.min(glyph.x * dx + glyph.y * dy, endAlong(glyph, dx, dy))
 }
 
-/** The direction a run is read in: along the baseline, or down the column for vertical writing. */
-const directionOf = (run: Pick<Run, "first" | "vertical">): Vector =>
-  run.vertical ? [-run.first.along[1], run.first.along[0]] : run.first.along
+/** Where the glyph's advance box ends along the direction (dx, dy). */
+const endAlong = (glyph: Glyph, dx: number, dy: number) =>
+  Math.max(
+    glyph.left * dx + glyph.top * dy,
+    glyph.right * dx + glyph.top * dy,
+    glyph.left * dx + glyph.bottom * dy,
+    glyph.right * dx + glyph.bottom * dy
+  )
 
 const start = (glyph: Glyph): Run => {
-  const [lo, hi] = extentAlong(glyph, glyph.along, false)
+  const lo = startAlong(glyph, glyph.alongX, glyph.alongY, false)
+  const hi = endAlong(glyph, glyph.alongX, glyph.alongY)
   return {
     first: glyph,
     rightToLeft: RIGHT_TO_LEFT.test(glyph.text),
     vertical: false,
+    directionX: glyph.alongX,
+    directionY: glyph.alongY,
     text: glyph.text,
     widths: [hi - lo],
     lo,
     hi,
-    last: [lo, hi],
-    left: glyph.box[0],
-    top: glyph.box[1],
-    right: glyph.box[2],
-    bottom: glyph.box[3],
+    lastLo: lo,
+    lastHi: hi,
+    left: glyph.left,
+    top: glyph.top,
+    right: glyph.right,
+    bottom: glyph.bottom,
     endsLine: false
   }
 }
@@ -250,31 +271,31 @@ const extend = (run: Run, glyph: Glyph): boolean => {
   const { first } = run
   const em = first.fontSize || 1
   if (run.endsLine || glyph.font !== first.font || Math.abs(glyph.fontSize - first.fontSize) > 0.01 * em) return false
-  if (dot(glyph.along[0], glyph.along[1], first.along) < 0.99) return false
-  // A second glyph below the first rather than beside it makes the run vertical.
+  if (glyph.alongX * first.alongX + glyph.alongY * first.alongY < 0.99) return false
+  const fromX = glyph.x - first.x, fromY = glyph.y - first.y
+  // A second glyph below the first rather than beside it makes the run vertical: read down the column.
   if (run.widths.length === 1) {
-    const down = dot(glyph.x - first.x, glyph.y - first.y, [-first.along[1], first.along[0]])
-    const ahead = dot(glyph.x - first.x, glyph.y - first.y, first.along)
+    const down = -fromX * first.alongY + fromY * first.alongX
+    const ahead = fromX * first.alongX + fromY * first.alongY
     if (down > 0.5 * em && Math.abs(ahead) < 0.25 * em) {
       run.vertical = true
-      const [lo, hi] = extentAlong(first, directionOf(run), true)
-      run.widths = [hi - lo]
-      run.lo = lo
-      run.hi = hi
-      run.last = [lo, hi]
+      run.directionX = -first.alongY
+      run.directionY = first.alongX
+      run.lo = run.lastLo = startAlong(first, run.directionX, run.directionY, true)
+      run.hi = run.lastHi = endAlong(first, run.directionX, run.directionY)
+      run.widths = [run.hi - run.lo]
     }
   }
-  const direction = directionOf(run)
+  const { directionX: dx, directionY: dy } = run
   // Off the run's line (or column): too far across it from the first glyph.
-  if (Math.abs(dot(glyph.x - first.x, glyph.y - first.y, [-direction[1], direction[0]])) > LINE_OFFSET_EM * em) {
-    return false
-  }
-  const [lo, hi] = extentAlong(glyph, direction, run.vertical)
+  if (Math.abs(-fromX * dy + fromY * dx) > LINE_OFFSET_EM * em) return false
+  const lo = startAlong(glyph, dx, dy, run.vertical)
+  const hi = endAlong(glyph, dx, dy)
   if (run.widths.length === 1 && !run.vertical) {
     if (hi <= run.lo + 0.05 * em) run.rightToLeft = true
     else if (lo >= run.hi - 0.05 * em) run.rightToLeft = false
   }
-  if (Math.abs(lo - run.last[0]) < 0.01 * em && Math.abs(hi - run.last[1]) < 0.01 * em) {
+  if (Math.abs(lo - run.lastLo) < 0.01 * em && Math.abs(hi - run.lastHi) < 0.01 * em) {
     // The next character of a ligature ("fi" drawn as one glyph): the glyph's width is shared.
     const shared = run.widths.pop()! / 2
     run.widths.push(shared, shared)
@@ -296,11 +317,12 @@ const extend = (run: Run, glyph: Glyph): boolean => {
   run.widths.push(hi - lo)
   run.lo = Math.min(run.lo, lo)
   run.hi = Math.max(run.hi, hi)
-  run.last = [lo, hi]
-  run.left = Math.min(run.left, glyph.box[0])
-  run.top = Math.min(run.top, glyph.box[1])
-  run.right = Math.max(run.right, glyph.box[2])
-  run.bottom = Math.max(run.bottom, glyph.box[3])
+  run.lastLo = lo
+  run.lastHi = hi
+  run.left = Math.min(run.left, glyph.left)
+  run.top = Math.min(run.top, glyph.top)
+  run.right = Math.max(run.right, glyph.right)
+  run.bottom = Math.max(run.bottom, glyph.bottom)
   return true
 }
 
@@ -320,13 +342,15 @@ const boxOf = (run: Run, metrics: FontMetrics) => {
     }, true)
   }
   const { first } = run
-  const [along, em] = [first.along, first.fontSize]
-  // Up from the baseline, in a space whose y goes down.
-  const up: Vector = [along[1], -along[0]]
-  const startAt = dot(first.x, first.y, along)
+  const em = first.fontSize
+  const startAt = first.x * first.alongX + first.y * first.alongY
+  // Up from the baseline is (alongY, -alongX), in a space whose y goes down.
   const corners = [run.lo, run.hi].flatMap((at) =>
     [metrics.descent * em, metrics.ascent * em].map((h) =>
-      [first.x + along[0] * (at - startAt) + up[0] * h, first.y + along[1] * (at - startAt) + up[1] * h] as const
+      [
+        first.x + first.alongX * (at - startAt) + first.alongY * h,
+        first.y + first.alongY * (at - startAt) - first.alongX * h
+      ] as const
     )
   )
   const xs = corners.map(([x]) => x), ys = corners.map(([, y]) => y)
@@ -362,8 +386,8 @@ const toPositions = (runs: ReadonlyArray<Run>, pageNumber: number, fontOf: (font
     const fontSize = run.first.fontSize
     const metrics = fontOf(run.first.font)
     const position = boxOf(run, metrics)
-    const [dx, dy] = directionOf(run)
-    const rotation = ((Math.round((Math.atan2(dy, dx) * 180) / Math.PI / 90) * 90) % 360 + 360) % 360
+    const rotation =
+      ((Math.round((Math.atan2(run.directionY, run.directionX) * 180) / Math.PI / 90) * 90) % 360 + 360) % 360
     const newParagraph = previous === undefined ||
       (previous.eol &&
         (position.y - previous.bottom > 0.6 * fontSize || Math.abs(position.x - previous.left) > 3 * fontSize)) ||
