@@ -5,9 +5,10 @@
 import { describe, expect, it } from "@effect/vitest"
 import { execFileSync } from "node:child_process"
 import { createHash } from "node:crypto"
-import { mkdtempSync, readFileSync } from "node:fs"
+import { mkdtempSync, readFileSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import * as path from "node:path"
+import { PDFDocument, PDFName } from "pdf-lib"
 import sharp from "sharp"
 import type { TextPosition } from "../../../src/schemas/broker/Content.ts"
 import { pageTextPositions } from "../../../src/services/broker/text/PdfiumText.ts"
@@ -18,6 +19,27 @@ const PDF_DIR = "test/corpus/pdf/"
 const runsOf = (file: string, page: number) => {
   const source = { hash: createHash("sha256").update(readFileSync(PDF_DIR + file)).digest("hex"), path: PDF_DIR + file }
   return pageTextPositions(source, page)
+}
+
+/** A one-page PDF showing "AB" in Helvetica, whose ToUnicode maps 'A' to `unicodeOfA` (hex UTF-16). */
+const withToUnicode = async (unicodeOfA: string) => {
+  const doc = await PDFDocument.create()
+  const page = doc.addPage([300, 200])
+  const cmap = "/CIDInit /ProcSet findresource begin 12 dict begin begincmap /CMapName /X def " +
+    "1 begincodespacerange <00> <FF> endcodespacerange " +
+    `2 beginbfchar <41> <${unicodeOfA}> <42> <0042> endbfchar endcmap CMapName currentdict /CMap defineresource pop end end`
+  const font = doc.context.obj({
+    Type: "Font",
+    Subtype: "Type1",
+    BaseFont: "Helvetica",
+    ToUnicode: doc.context.register(doc.context.stream(cmap))
+  })
+  page.node.setFontDictionary(PDFName.of("F1"), doc.context.register(font))
+  page.node.set(PDFName.of("Contents"), doc.context.register(doc.context.stream("BT /F1 24 Tf 72 100 Td (AB) Tj ET")))
+  const file = path.join(mkdtempSync(path.join(tmpdir(), "docstack-text-")), "page.pdf")
+  const bytes = await doc.save()
+  writeFileSync(file, bytes)
+  return pageTextPositions({ hash: createHash("sha256").update(bytes).digest("hex"), path: file }, 0)
 }
 
 const sum = (widths: ReadonlyArray<number>) => widths.reduce((a, b) => a + b, 0)
@@ -126,5 +148,12 @@ describe("text positions read by PDFium", () => {
       expect(run.position.w).toBeLessThan(2 * (last - first + 1))
       expect(run.position.h).toBeGreaterThan(run.position.w * (Array.from(run.text).length - 0.5))
     })
+  })
+
+  it("reads a glyph mapped to half a surrogate pair as U+FFFD, which any text can hold", async () => {
+    const [run] = await withToUnicode("D800")
+    expect(run!.text).toBe("\ufffdB")
+    expect(run!.text.isWellFormed()).toBe(true)
+    expect(run!.individualWidths).toHaveLength(2)
   })
 })

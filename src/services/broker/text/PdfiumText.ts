@@ -172,8 +172,13 @@ const readTextPositions = (pdfium: Pdfium, page: number, pageNumber: number): Ar
         continue
       }
       if (LINE_END.has(code) || code === 0 || code > 0x10ffff) continue
-      // PDFium marks a hyphen that ends a line with 0x02; the file has a hyphen there.
-      const text = code === HYPHEN_AT_LINE_END ? "-" : String.fromCodePoint(code)
+      // PDFium marks a hyphen that ends a line with 0x02; the file has a hyphen there. A font may map
+      // a glyph to half of a surrogate pair, which no text can hold alone: it reads as U+FFFD.
+      const text = code === HYPHEN_AT_LINE_END
+        ? "-"
+        : code >= 0xd800 && code <= 0xdfff
+        ? "\ufffd"
+        : String.fromCodePoint(code)
       if (
         !raw.FPDFText_GetLooseCharBox(textPage, i, buffer) ||
         !raw.FPDFText_GetCharOrigin(textPage, i, buffer + 16, buffer + 24) ||
