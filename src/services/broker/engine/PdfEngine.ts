@@ -36,6 +36,11 @@ export const PdfEngineConfig = Config.all({
   pixelBufferBytesPerWorker: Config.integer("PIXEL_BUFFER_BYTES_PER_WORKER").pipe(
     Config.withDefault(32 * 1024 * 1024)
   ),
+  /**
+   * Threads libvips gives one image operation (a page's PNG, its filters). One: the workers already
+   * encode several pages at once, and more threads a page cost CPU without making it sooner (Rasterizer.ts).
+   */
+  imageThreadsPerOperation: Config.integer("IMAGE_THREADS_PER_OPERATION").pipe(Config.withDefault(1)),
   timeout: durationConfig("RENDER_TIMEOUT", Duration.seconds(60)),
   /** Whole-document work of an order (a transformation's outputs, a comparison's pages, a text difference). */
   documentWorkTimeout: durationConfig("DOCUMENT_WORK_TIMEOUT", Duration.minutes(10)),
@@ -51,7 +56,8 @@ export const engineWorkerSettings = PdfEngineConfig.pipe(
   Config.map((config) => ({
     pdfjsDocumentBytes: config.pdfjsDocumentBytesPerWorker,
     openDocumentBytes: config.openDocumentBytesPerWorker,
-    pixelBufferBytes: config.pixelBufferBytesPerWorker
+    pixelBufferBytes: config.pixelBufferBytesPerWorker,
+    imageThreadsPerOperation: config.imageThreadsPerOperation
   }))
 )
 

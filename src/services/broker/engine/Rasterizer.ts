@@ -17,8 +17,18 @@ import { PixelBuffers } from "./PixelBuffers.ts"
 import { workerSettings } from "./WorkerDocuments.ts"
 
 /** The engine's default (PdfEngine.ts), for a thread started without settings (a test's). */
-const { pixelBufferBytes } = workerSettings("engine", { pixelBufferBytes: 32 * 1024 * 1024 })
+const { imageThreadsPerOperation, pixelBufferBytes } = workerSettings("engine", {
+  pixelBufferBytes: 32 * 1024 * 1024,
+  imageThreadsPerOperation: 1
+})
 const pixelBuffers = new PixelBuffers(pixelBufferBytes)
+/**
+ * libvips' threads for one operation (IMAGE_THREADS_PER_OPERATION; its setting is the process's,
+ * so the main thread's crops take it too). Its default, one per core, runs a helper thread beside
+ * each page's PNG, which is written row after row: rendering 60 pages of the 400-page file one after
+ * another took 25-26 ms of CPU a page with one thread against 28-31 with two, in no more time.
+ */
+sharp.concurrency(imageThreadsPerOperation)
 
 /** Applies the descriptor's filters: C contrast and B brightness in percent, I invert when not 0. */
 const applyFilters = (image: sharp.Sharp, filters: RenderSettings["filters"]) =>
