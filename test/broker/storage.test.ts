@@ -8,7 +8,7 @@ import { spawnSync } from "node:child_process"
 import { readdirSync } from "node:fs"
 import * as path from "node:path"
 import { brokerTestLayer, BrokerUrl, isolatedDatabaseUrl, newDataDir } from "../../src/layers/Test.ts"
-import { PAGE_IMAGE_ENGINE } from "../../src/services/broker/engine/PageEngine.ts"
+import { PAGE_IMAGE_ENGINE, PAGE_TEXT_ENGINE } from "../../src/services/broker/engine/PageEngine.ts"
 import { backends } from "../support/backends.ts"
 import { call, corpusFile, pngSize, uploadOk } from "../support/http.ts"
 
@@ -50,7 +50,7 @@ describe("storage", () => {
           }))
         const derived = cachedFiles(config.DATA_DIR)
         expect(derived).toContain(`p3_IM_300_0_${PAGE_IMAGE_ENGINE}.png`)
-        expect(derived).toContain("t3.json")
+        expect(derived).toContain(`t3_${PAGE_TEXT_ENGINE}.json`)
 
         yield* withBroker(config, (base) =>
           Effect.gen(function*() {
