@@ -6,25 +6,13 @@
 import { expect, layer } from "@effect/vitest"
 import { Effect } from "effect"
 import { PdfEngine } from "../../../src/services/broker/engine/PdfEngine.ts"
-import { RenderPage } from "../../../src/services/broker/pages/PageRequests.ts"
-import { CORPUS } from "../../support/backends.ts"
 import { pngSize } from "../../support/http.ts"
-import { trapEngineLayer } from "./trap-engine.ts"
+import { tracemonkeyPage, trapEngineLayer } from "./trap-engine.ts"
 
 const engineLayer = trapEngineLayer([["RENDER_WORKERS", "2"], ["RENDER_WORKER_IDLE", "500 millis"]])
 
-const pageRequest = () =>
-  new RenderPage({
-    hash: "tracemonkey.pdf",
-    path: `${CORPUS}pdf/tracemonkey.pdf`,
-    page: 0,
-    width: 200,
-    rotation: 0,
-    filters: [],
-    maxPixels: 60_000_000
-  })
-const render = Effect.flatMap(PdfEngine, (engine) => engine.run(pageRequest()))
-const probe = Effect.flatMap(PdfEngine, (engine) => engine.probe(pageRequest()))
+const render = Effect.flatMap(PdfEngine, (engine) => engine.run(tracemonkeyPage()))
+const probe = Effect.flatMap(PdfEngine, (engine) => engine.probe(tracemonkeyPage()))
 
 /** The threads running once they have had up to 10 s to end (the count polled every 100 ms). */
 const threadsAfterWaiting = Effect.gen(function*() {

@@ -9,22 +9,10 @@ import { ConfigProvider, Effect, Layer } from "effect"
 import sharp from "sharp"
 import { PdfEngineLive } from "../../../src/layers/Broker.ts"
 import { PdfEngine } from "../../../src/services/broker/engine/PdfEngine.ts"
-import { RenderPage } from "../../../src/services/broker/pages/PageRequests.ts"
-import { CORPUS } from "../../support/backends.ts"
 import { pngSize } from "../../support/http.ts"
+import { tracemonkeyPage } from "./trap-engine.ts"
 
-const render = Effect.flatMap(PdfEngine, (engine) =>
-  engine.run(
-    new RenderPage({
-      hash: "tracemonkey.pdf",
-      path: `${CORPUS}pdf/tracemonkey.pdf`,
-      page: 0,
-      width: 200,
-      rotation: 0,
-      filters: [],
-      maxPixels: 60_000_000
-    })
-  ))
+const render = Effect.flatMap(PdfEngine, (engine) => engine.run(tracemonkeyPage()))
 
 /** The broker's own engine, its threads handed the settings the configuration gives. */
 const engine = PdfEngineLive.pipe(

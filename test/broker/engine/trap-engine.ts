@@ -7,6 +7,20 @@
 import { NodeContext } from "@effect/platform-node"
 import { ConfigProvider, Layer } from "effect"
 import { PdfEngine, PdfWorkerSetup } from "../../../src/services/broker/engine/PdfEngine.ts"
+import { RenderPage } from "../../../src/services/broker/pages/PageRequests.ts"
+import { CORPUS } from "../../support/backends.ts"
+
+/** Page 1 of tracemonkey.pdf, 200 pixels wide: a small real page for the engine tests. */
+export const tracemonkeyPage = () =>
+  new RenderPage({
+    hash: "tracemonkey.pdf",
+    path: `${CORPUS}pdf/tracemonkey.pdf`,
+    page: 0,
+    width: 200,
+    rotation: 0,
+    filters: [],
+    maxPixels: 60_000_000
+  })
 
 export const trapEngineLayer = (config: ReadonlyArray<readonly [string, string]>) =>
   PdfEngine.Default.pipe(
