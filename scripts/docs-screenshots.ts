@@ -11,7 +11,7 @@
  * painted (the element's `pagerendered` events, tiles loaded, images decoded, requests settled),
  * never for a fixed time alone; the PNGs are reduced to a palette by sharp to stay small.
  */
-import { NodeRuntime } from "@effect/platform-node"
+import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
 import { Context, Effect, Layer, Logger, LogLevel } from "effect"
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"

@@ -2,7 +2,7 @@
  * Starts the stack: every service by default, or those named on the command line
  * (`npm start -- broker`). What runs is assembled in src/layers/Main.ts.
  */
-import { NodeRuntime } from "@effect/platform-node"
+import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
 import { runStack } from "./layers/Main.ts"
 
 // runMain reports a failed start (a bad setting, a port in use) once, through the services' logger.

@@ -2,7 +2,7 @@
  * The broker: its HttpApi with handlers, OpenAPI at /v3/api-docs, the explorer at
  * /swagger-ui/index.html, and every service it needs, each built once and shared.
  */
-import { HttpApiBuilder } from "@effect/platform"
+import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
 import { Effect, Layer } from "effect"
 import { AdministrationHttpLive } from "../http/broker/AdministrationHttp.ts"
 import { AnnotationsHttpLive } from "../http/broker/AnnotationsHttp.ts"

@@ -2,7 +2,8 @@
  * The AI gateway: its HttpApi with handlers under /api/v1, the actuator, OpenAPI at /v3/api-docs
  * and the explorer at /swagger-ui/index.html, on the process's infrastructure (shared with the broker).
  */
-import { HttpApiBuilder, OpenApi } from "@effect/platform"
+import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
+import * as OpenApi from "@effect/platform/OpenApi"
 import { Effect, Layer } from "effect"
 import { ActuatorHttpLive } from "../http/gateway/ActuatorHttp.ts"
 import { AdminActivityHttpLive } from "../http/gateway/AdminActivityHttp.ts"

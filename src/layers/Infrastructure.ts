@@ -4,7 +4,7 @@
  * (one PGlite per data directory, or a PostgreSQL pool). Each service is then launched on its own,
  * so that HttpApi's router, a shared layer, is not shared between the services' APIs.
  */
-import { NodeContext } from "@effect/platform-node"
+import * as NodeContext from "@effect/platform-node/NodeContext"
 import { Layer } from "effect"
 import { StorageConfig } from "../services/common/StorageConfig.ts"
 import { SqlLive } from "./Sql.ts"

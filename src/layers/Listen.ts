@@ -1,8 +1,8 @@
 /**
  * A service's HTTP application on its own port, `<NAME>_PORT` and `<NAME>_HOST`.
  */
-import { HttpServer } from "@effect/platform"
-import { NodeHttpServer } from "@effect/platform-node"
+import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
+import * as HttpServer from "@effect/platform/HttpServer"
 import { Config, Effect, Layer } from "effect"
 import { createServer } from "node:http"
 

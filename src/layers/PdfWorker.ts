@@ -3,8 +3,9 @@
  * engine (src/services/broker/engine) bundles this file and starts it in each of its threads; it
  * imports only the features' worker modules, never their services.
  */
-import { WorkerRunner } from "@effect/platform"
-import { NodeRuntime, NodeWorkerRunner } from "@effect/platform-node"
+import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
+import * as NodeWorkerRunner from "@effect/platform-node/NodeWorkerRunner"
+import * as WorkerRunner from "@effect/platform/WorkerRunner"
 import { Layer, Schema } from "effect"
 import { ReadAnnotations } from "../services/broker/annotations/AnnotationRequests.ts"
 import { annotationHandlers } from "../services/broker/annotations/AnnotationWorker.ts"

@@ -3,7 +3,7 @@
  * its OpenAPI at /v3/api-docs and the explorer at /swagger-ui/index.html. It keeps no database:
  * everything it knows is in its root folder (docs/reference-provider.md).
  */
-import { HttpApiBuilder } from "@effect/platform"
+import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
 import { Layer } from "effect"
 import { brokerErrorShape } from "../http/common/ErrorBodies.ts"
 import { AnnotationsHttpLive } from "../http/provider/AnnotationsHttp.ts"

@@ -3,14 +3,10 @@
  * explorer at /swagger-ui/index.html, every error in the service's error shape, JSON bodies within
  * their limit, each request logged, and slashes in query values kept (QuerySlashes.ts).
  */
-import {
-  type HttpApi,
-  HttpApiBuilder,
-  type HttpApiGroup,
-  HttpApiSwagger,
-  type HttpApp,
-  HttpMiddleware
-} from "@effect/platform"
+import type { HttpApi, HttpApiGroup, HttpApp } from "@effect/platform"
+import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
+import * as HttpApiSwagger from "@effect/platform/HttpApiSwagger"
+import * as HttpMiddleware from "@effect/platform/HttpMiddleware"
 import { Effect, Layer } from "effect"
 import { errorBodies, type ErrorShape, internalErrors } from "../http/common/ErrorBodies.ts"
 import { keepQuerySlashes } from "../http/common/QuerySlashes.ts"

@@ -2,7 +2,7 @@
  * The SQL backend: PostgreSQL through @effect/sql-pg when DATABASE_URL is set, otherwise PGlite
  * under DATA_DIR (locked to this process). Migrations run before anything else uses it.
  */
-import { Migrator } from "@effect/sql"
+import * as Migrator from "@effect/sql/Migrator"
 import { Effect, Layer, Option } from "effect"
 import * as path from "node:path"
 import { lockDataDir } from "../services/common/sql/DataDirLock.ts"

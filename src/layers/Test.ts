@@ -3,9 +3,9 @@
  * configuration from a map. PostgreSQL when DATABASE_URL is given (in a schema of its own, so that
  * brokers of different tests never take each other's orders), PGlite otherwise.
  */
-import { HttpServer } from "@effect/platform"
-import { NodeHttpServer } from "@effect/platform-node"
-import { PgClient } from "@effect/sql-pg"
+import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
+import * as HttpServer from "@effect/platform/HttpServer"
+import * as PgClient from "@effect/sql-pg/PgClient"
 import { Clock, ConfigProvider, Context, Effect, Layer, Redacted } from "effect"
 import { randomBytes } from "node:crypto"
 import { mkdtempSync } from "node:fs"

@@ -3,7 +3,7 @@
  * OpenAPI at /v3/api-docs and the explorer at /swagger-ui/index.html, over brokers reached only
  * through their HttpApi (docs/viewer.md).
  */
-import { HttpApiBuilder } from "@effect/platform"
+import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
 import { Config, ConfigError, Effect, Either, Layer } from "effect"
 import { brokerErrorShape } from "../http/common/ErrorBodies.ts"
 import { AnnotationsHttp } from "../http/viewer/AnnotationsHttp.ts"

@@ -3,7 +3,7 @@
  * 500 with the broker's error body naming the step that failed and why, an error identifier in the
  * body and the `X-Error-Id` header, and the same identifier in the log line (docs/errors.md).
  */
-import { SqlClient } from "@effect/sql"
+import * as SqlClient from "@effect/sql/SqlClient"
 import { expect, layer } from "@effect/vitest"
 import { Effect, Layer, Logger } from "effect"
 import { brokerTestLayer, BrokerUrl } from "../../src/layers/Test.ts"

@@ -3,7 +3,7 @@
  * 500 with exactly the spec's error body, whose message names the step that failed and why and
  * carries an error identifier, also in `X-Error-Id` and in the log line (docs/gateway-requests.md).
  */
-import { SqlClient } from "@effect/sql"
+import * as SqlClient from "@effect/sql/SqlClient"
 import { expect, layer } from "@effect/vitest"
 import { Effect, Layer, Logger } from "effect"
 import { gatewayTestLayer, GatewayUrl } from "../../src/layers/Test.ts"

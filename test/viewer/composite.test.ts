@@ -3,7 +3,7 @@
  * document IDs: a tree in one POST, a container built by GET and PUTs spread over two viewer
  * instances on one database, each seen through documentLayout and imageServlet; the 400s and 404s.
  */
-import { SqlClient } from "@effect/sql"
+import * as SqlClient from "@effect/sql/SqlClient"
 import { describe, expect, it } from "@effect/vitest"
 import { Effect } from "effect"
 import { BrokerUrl } from "../../src/layers/Test.ts"

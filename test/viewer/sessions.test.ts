@@ -1,4 +1,4 @@
-import { SqlClient } from "@effect/sql"
+import * as SqlClient from "@effect/sql/SqlClient"
 import { describe, expect, it } from "@effect/vitest"
 import { Cause, Context, Effect, Exit, Layer } from "effect"
 import { SignJWT } from "jose"

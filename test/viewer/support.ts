@@ -2,8 +2,8 @@
  * A viewer in front of real brokers, each on its own loopback port, talking over HTTP as in
  * production (and a reference provider behind the brokers where a test needs one).
  */
-import { HttpServer } from "@effect/platform"
-import { NodeHttpServer } from "@effect/platform-node"
+import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
+import * as HttpServer from "@effect/platform/HttpServer"
 import { Clock, ConfigProvider, Context, Effect, Layer } from "effect"
 import type { InfrastructureLive } from "../../src/layers/Infrastructure.ts"
 import {

@@ -3,7 +3,7 @@
  * that it keeps across a restart, and a viewer (in this process) with both as rendition targets.
  * For the tests that kill a broker: PGlite is one process's database, so these need DATABASE_URL.
  */
-import { SqlClient } from "@effect/sql"
+import * as SqlClient from "@effect/sql/SqlClient"
 import { Context, Effect, Layer, Schema } from "effect"
 import type { ChildProcess } from "node:child_process"
 import { isolatedDatabaseUrl, newDataDir, viewerTestLayer, ViewerUrl } from "../../src/layers/Test.ts"

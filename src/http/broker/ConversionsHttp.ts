@@ -1,4 +1,4 @@
-import { HttpApiBuilder } from "@effect/platform"
+import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
 import { Effect } from "effect"
 import { Conversions } from "../../services/broker/documents/Conversions.ts"
 import { BrokerApi } from "./Api.ts"

@@ -1,4 +1,4 @@
-import { HttpApiBuilder } from "@effect/platform"
+import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
 import { Effect } from "effect"
 import { UploadParams } from "../../schemas/broker/Document.ts"
 import { DocumentRegistration } from "../../services/broker/documents/DocumentRegistration.ts"

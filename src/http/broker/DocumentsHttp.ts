@@ -1,4 +1,5 @@
-import { HttpApiBuilder, HttpServerResponse } from "@effect/platform"
+import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
+import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
 import { Effect } from "effect"
 import { AnnotationImport } from "../../services/broker/annotations/AnnotationImport.ts"
 import { Annotations } from "../../services/broker/annotations/Annotations.ts"

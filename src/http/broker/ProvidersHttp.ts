@@ -1,4 +1,5 @@
-import { HttpApiBuilder, type HttpServerRequest } from "@effect/platform"
+import type { HttpServerRequest } from "@effect/platform"
+import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
 import { Effect, Stream } from "effect"
 import { InvalidRequest } from "../../schemas/broker/Document.ts"
 import { AnnotationProxy } from "../../services/broker/providers/AnnotationProxy.ts"

@@ -1,4 +1,4 @@
-import { HttpApiBuilder } from "@effect/platform"
+import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
 import { Effect } from "effect"
 import { Transformations } from "../../services/broker/transformations/Transformations.ts"
 import { BrokerApi } from "./Api.ts"

@@ -2,7 +2,7 @@
  * A file of the build answered with its ETag (304 when the browser holds it already), revalidated
  * on every use: a rebuild changes it under the same URL.
  */
-import { HttpServerResponse } from "@effect/platform"
+import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
 import type { BuiltFile } from "../../services/common/BuiltFiles.ts"
 import { holdsCurrent } from "./EntityTags.ts"
 

@@ -5,17 +5,14 @@
  * and an internal failure (a defect), which says which step failed. Every 5xx answer carries an
  * error identifier (`X-Error-Id`, and in the body) that its log line carries too.
  */
-import {
-  type HttpApi,
-  HttpApiBuilder,
-  HttpApiError,
-  type HttpApiGroup,
-  HttpApp,
-  HttpMiddleware,
-  HttpServerRequest,
-  HttpServerRespondable,
-  HttpServerResponse
-} from "@effect/platform"
+import type { HttpApi, HttpApiGroup } from "@effect/platform"
+import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
+import * as HttpApiError from "@effect/platform/HttpApiError"
+import * as HttpApp from "@effect/platform/HttpApp"
+import * as HttpMiddleware from "@effect/platform/HttpMiddleware"
+import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
+import * as HttpServerRespondable from "@effect/platform/HttpServerRespondable"
+import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
 import { Cause, Effect, Option } from "effect"
 import { describeFailure, newErrorId } from "../../services/common/InternalErrors.ts"
 import { type DecodeIssue, readableIssues } from "../../services/common/ReadableIssues.ts"

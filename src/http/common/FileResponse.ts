@@ -1,7 +1,7 @@
 /**
  * Files over HTTP: whole files with their type and name, and single byte ranges (206/416).
  */
-import { HttpServerResponse } from "@effect/platform"
+import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
 import { create as createContentDisposition } from "content-disposition"
 import { Effect } from "effect"
 import { InvalidRequest, RangeNotSatisfiable } from "../../schemas/broker/Document.ts"

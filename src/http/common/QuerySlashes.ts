@@ -5,7 +5,8 @@
  * Slashes of the query are percent-encoded before the router sees them; the query decoder turns them
  * back, so every value arrives as it was sent.
  */
-import { type HttpApp, HttpServerRequest } from "@effect/platform"
+import type { HttpApp } from "@effect/platform"
+import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
 import { Effect } from "effect"
 
 export const keepQuerySlashes = (app: HttpApp.Default): HttpApp.Default =>

@@ -6,7 +6,10 @@
  * Uploads and annotation files are streamed and bounded on their own (MAX_UPLOAD_BYTES,
  * ANNOTATION_FILE_MAX_BYTES, the viewer's VIEWER_MAX_UPLOAD_BYTES for its multipart uploads).
  */
-import { HttpApiError, HttpMiddleware, HttpServerRequest, HttpServerResponse } from "@effect/platform"
+import * as HttpApiError from "@effect/platform/HttpApiError"
+import * as HttpMiddleware from "@effect/platform/HttpMiddleware"
+import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
+import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
 import { Config, Effect, Option } from "effect"
 import type { ErrorShape } from "./ErrorBodies.ts"
 

@@ -1,4 +1,6 @@
-import { HttpApiBuilder, HttpServerRequest, HttpServerResponse } from "@effect/platform"
+import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
+import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
+import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
 import { Effect } from "effect"
 import { Forbidden } from "../../schemas/gateway/GatewayErrors.ts"
 import { Actuator } from "../../services/gateway/actuator/Actuator.ts"

@@ -2,7 +2,11 @@
  * The AI gateway's HTTP contract (spec: gateway-api.md): every API path under /api/v1, the
  * actuator outside it. Every error is `{code, message, status}`. Contract only: no service here.
  */
-import { HttpApi, HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "@effect/platform"
+import * as HttpApi from "@effect/platform/HttpApi"
+import * as HttpApiEndpoint from "@effect/platform/HttpApiEndpoint"
+import * as HttpApiGroup from "@effect/platform/HttpApiGroup"
+import * as HttpApiSchema from "@effect/platform/HttpApiSchema"
+import * as OpenApi from "@effect/platform/OpenApi"
 import { Schema } from "effect"
 import { Agent, AgentCreate, AgentUpdate } from "../../schemas/gateway/Agents.ts"
 import { Application, ApplicationCreate, ApplicationUpdate } from "../../schemas/gateway/Applications.ts"

@@ -3,7 +3,8 @@
  * MISSING_USER, UNAUTHORIZED); admin endpoints also need the admin role when role-based security
  * is on (FORBIDDEN, 403).
  */
-import { HttpApiMiddleware, HttpServerRequest } from "@effect/platform"
+import * as HttpApiMiddleware from "@effect/platform/HttpApiMiddleware"
+import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
 import { type Config, Effect, Layer, Schema } from "effect"
 import { Forbidden, GatewayErrors } from "../../schemas/gateway/GatewayErrors.ts"
 import { CurrentPrincipal } from "../../schemas/gateway/Tenancy.ts"

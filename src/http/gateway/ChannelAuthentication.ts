@@ -3,7 +3,8 @@
  * or a bearer token), except that a browser cannot set headers on a WebSocket: with JWT, the
  * token may come as the query parameter `access_token` instead (RFC 6750, 2.3).
  */
-import { HttpApiMiddleware, HttpServerRequest } from "@effect/platform"
+import * as HttpApiMiddleware from "@effect/platform/HttpApiMiddleware"
+import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
 import { Effect, Layer } from "effect"
 import { CurrentPrincipal } from "../../schemas/gateway/Tenancy.ts"
 import { Tenancy } from "../../services/gateway/tenancy/Tenancy.ts"

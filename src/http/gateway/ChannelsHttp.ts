@@ -1,4 +1,4 @@
-import { HttpApiBuilder } from "@effect/platform"
+import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
 import { Effect } from "effect"
 import { UserChannels } from "../../services/gateway/channels/UserChannels.ts"
 import { GatewayApi } from "./Api.ts"

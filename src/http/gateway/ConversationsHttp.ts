@@ -1,4 +1,4 @@
-import { HttpApiBuilder } from "@effect/platform"
+import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
 import { Effect } from "effect"
 import { Conversations } from "../../services/gateway/conversations/Conversations.ts"
 import { Requests } from "../../services/gateway/requests/Requests.ts"

@@ -5,7 +5,7 @@
  * response's end (the client went away) interrupts the events' stream.
  */
 import * as Sse from "@effect/experimental/Sse"
-import { HttpServerResponse } from "@effect/platform"
+import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
 import { Chunk, Duration, Effect, Stream } from "effect"
 
 /** Time between two heartbeats. */

@@ -2,7 +2,10 @@
  * The gateway's orchestration contract (spec: gateway-api.md), part of GatewayApi: plans, their
  * durable executions, scripts and the temp files agent runs produce. Contract only: no service here.
  */
-import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "@effect/platform"
+import * as HttpApiEndpoint from "@effect/platform/HttpApiEndpoint"
+import * as HttpApiGroup from "@effect/platform/HttpApiGroup"
+import * as HttpApiSchema from "@effect/platform/HttpApiSchema"
+import * as OpenApi from "@effect/platform/OpenApi"
 import { Schema } from "effect"
 import { GatewayErrors } from "../../schemas/gateway/GatewayErrors.ts"
 import { PlanExecution, PlanExecutionSummary, RunPlan } from "../../schemas/gateway/PlanExecutions.ts"

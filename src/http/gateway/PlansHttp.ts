@@ -1,4 +1,4 @@
-import { HttpApiBuilder } from "@effect/platform"
+import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
 import { Effect } from "effect"
 import { Plans } from "../../services/gateway/plans/Plans.ts"
 import { GatewayApi } from "./Api.ts"

@@ -1,4 +1,5 @@
-import { HttpApiBuilder, type HttpServerRequest } from "@effect/platform"
+import type { HttpServerRequest } from "@effect/platform"
+import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
 import { Effect } from "effect"
 import { BadRequest } from "../../schemas/gateway/GatewayErrors.ts"
 import { Prompts } from "../../services/gateway/prompts/Prompts.ts"

@@ -1,4 +1,4 @@
-import { HttpApiBuilder } from "@effect/platform"
+import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
 import { Effect } from "effect"
 import { Requests } from "../../services/gateway/requests/Requests.ts"
 import { GatewayApi } from "./Api.ts"

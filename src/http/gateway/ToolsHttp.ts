@@ -1,4 +1,4 @@
-import { HttpApiBuilder } from "@effect/platform"
+import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
 import { Effect } from "effect"
 import { McpClients } from "../../services/gateway/tools/McpClients.ts"
 import { McpServers } from "../../services/gateway/tools/McpServers.ts"

@@ -1,4 +1,4 @@
-import { HttpApiBuilder } from "@effect/platform"
+import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
 import { Effect } from "effect"
 import { WebComponentAssets } from "../../services/gateway/webcomponents/WebComponentAssets.ts"
 import { builtFileResponse } from "../common/BuiltFileResponse.ts"

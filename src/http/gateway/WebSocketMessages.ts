@@ -3,7 +3,9 @@
  * JSON text frame, and the socket stays open until the client closes it (what it sends is ignored)
  * or the stream ends (then it is closed with 1013, "try again later": the client reconnects).
  */
-import { HttpServerRequest, HttpServerResponse, Socket } from "@effect/platform"
+import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
+import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
+import * as Socket from "@effect/platform/Socket"
 import { Effect, Stream } from "effect"
 import { BadRequest } from "../../schemas/gateway/GatewayErrors.ts"
 

@@ -1,4 +1,4 @@
-import { HttpApiBuilder } from "@effect/platform"
+import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
 import { Effect } from "effect"
 import { ProviderAnnotations } from "../../services/provider/ProviderAnnotations.ts"
 import { ProviderApi } from "./Api.ts"

@@ -1,4 +1,5 @@
-import { HttpApiBuilder, HttpServerResponse } from "@effect/platform"
+import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
+import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
 import { create as createContentDisposition } from "content-disposition"
 import { Effect } from "effect"
 import { ProviderDocuments } from "../../services/provider/ProviderDocuments.ts"

@@ -1,4 +1,5 @@
-import { HttpApiBuilder, HttpServerResponse } from "@effect/platform"
+import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
+import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
 import { Effect } from "effect"
 import { AnnotationFiles, CONTENT_TYPES } from "../../services/viewer/annotations/AnnotationFiles.ts"
 import type { ViewerApi } from "./Api.ts"

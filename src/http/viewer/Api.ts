@@ -3,7 +3,12 @@
  * to VIEWER_BASE_PATH (default /viewergwt/), added when the API is served (`viewerApiAt`).
  * Contract only: no service is imported here.
  */
-import { HttpApi, HttpApiEndpoint, HttpApiGroup, HttpApiSchema, Multipart, OpenApi } from "@effect/platform"
+import * as HttpApi from "@effect/platform/HttpApi"
+import * as HttpApiEndpoint from "@effect/platform/HttpApiEndpoint"
+import * as HttpApiGroup from "@effect/platform/HttpApiGroup"
+import * as HttpApiSchema from "@effect/platform/HttpApiSchema"
+import * as Multipart from "@effect/platform/Multipart"
+import * as OpenApi from "@effect/platform/OpenApi"
 import { Schema } from "effect"
 import { AnnotationNotFound, AnnotationPolicy } from "../../schemas/broker/Annotations.ts"
 import {

@@ -4,7 +4,10 @@
  * (scripts/build-web.mjs, run by setup). Outside the servlets' base path, as the contract places it.
  * Cross-origin embedding is allowed for the origins of VIEWER_ALLOWED_ORIGINS (docs/viewer.md).
  */
-import { type HttpApp, HttpMiddleware, HttpServerRequest, HttpServerResponse } from "@effect/platform"
+import type { HttpApp } from "@effect/platform"
+import * as HttpMiddleware from "@effect/platform/HttpMiddleware"
+import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
+import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
 import { Config, Effect } from "effect"
 import { fileURLToPath } from "node:url"
 import { BUILT_FILE_TYPES, readBuiltFile } from "../../services/common/BuiltFiles.ts"

@@ -1,4 +1,4 @@
-import { HttpApiBuilder } from "@effect/platform"
+import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
 import { Effect, Option } from "effect"
 import { Composites } from "../../services/viewer/composite/Composites.ts"
 import { Sessions } from "../../services/viewer/sessions/Sessions.ts"

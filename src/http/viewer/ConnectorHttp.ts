@@ -1,4 +1,4 @@
-import { HttpApiBuilder } from "@effect/platform"
+import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
 import { Effect } from "effect"
 import { DocumentMetadata } from "../../services/viewer/connector/DocumentMetadata.ts"
 import type { ViewerApi } from "./Api.ts"

@@ -1,4 +1,7 @@
-import { HttpApiBuilder, HttpServerRequest, HttpServerResponse, UrlParams } from "@effect/platform"
+import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
+import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
+import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
+import * as UrlParams from "@effect/platform/UrlParams"
 import { Effect, Option } from "effect"
 import { InvalidRequest } from "../../schemas/broker/Document.ts"
 import { AnnotationFiles } from "../../services/viewer/annotations/AnnotationFiles.ts"

@@ -1,4 +1,4 @@
-import { HttpApiBuilder } from "@effect/platform"
+import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
 import { Effect } from "effect"
 import { DocumentAnnotations } from "../../services/viewer/annotations/DocumentAnnotations.ts"
 import { TextDifferences } from "../../services/viewer/comparing/TextDifferences.ts"

@@ -1,4 +1,4 @@
-import { HttpApiBuilder } from "@effect/platform"
+import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
 import { Effect } from "effect"
 import { DocumentBookmarks } from "../../services/viewer/reader/DocumentBookmarks.ts"
 import { DocumentSearch } from "../../services/viewer/reader/DocumentSearch.ts"

@@ -3,7 +3,9 @@
  * servlet is the path after the base path; an unknown path counts as `other`, so that a scan of
  * random paths cannot make a series per path.
  */
-import { type HttpApp, HttpServerError, HttpServerRequest } from "@effect/platform"
+import type { HttpApp } from "@effect/platform"
+import * as HttpServerError from "@effect/platform/HttpServerError"
+import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
 import { Effect, Exit } from "effect"
 import type { ViewerMetrics } from "../../services/viewer/metrics/ViewerMetrics.ts"
 

@@ -3,7 +3,9 @@
  * src/services/viewer/sessions/Sessions.ts). A servlet that needs a session makes one when the
  * browser has none, and the answer sets the cookie.
  */
-import { HttpApp, HttpServerRequest, HttpServerResponse } from "@effect/platform"
+import * as HttpApp from "@effect/platform/HttpApp"
+import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
+import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
 import { Effect, Option } from "effect"
 import { Sessions } from "../../services/viewer/sessions/Sessions.ts"
 

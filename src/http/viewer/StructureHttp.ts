@@ -1,4 +1,4 @@
-import { HttpApiBuilder } from "@effect/platform"
+import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
 import { Effect } from "effect"
 import { Sessions } from "../../services/viewer/sessions/Sessions.ts"
 import { DocumentStructure } from "../../services/viewer/structure/DocumentStructure.ts"

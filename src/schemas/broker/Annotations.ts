@@ -4,7 +4,7 @@
  * Positions and geometry are in the displayed page's space, as text positions are: points, origin
  * at the top left of the page as shown, y downwards.
  */
-import { HttpApiSchema } from "@effect/platform"
+import * as HttpApiSchema from "@effect/platform/HttpApiSchema"
 import { Schema } from "effect"
 import { Rect } from "./Content.ts"
 import { DocumentIdParam, DocumentIdRef, ReportAllErrors } from "./Document.ts"

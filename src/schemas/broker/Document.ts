@@ -1,7 +1,7 @@
 /**
  * Documents: identifiers, metadata, layouts and the errors of the document endpoints.
  */
-import { HttpApiSchema } from "@effect/platform"
+import * as HttpApiSchema from "@effect/platform/HttpApiSchema"
 import { Schema } from "effect"
 
 /**

@@ -1,7 +1,7 @@
 /**
  * Asynchronous orders: conversion order records and requests, and their errors.
  */
-import { HttpApiSchema } from "@effect/platform"
+import * as HttpApiSchema from "@effect/platform/HttpApiSchema"
 import { Schema } from "effect"
 import { DocumentIdRef } from "./Document.ts"
 

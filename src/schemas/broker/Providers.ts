@@ -1,7 +1,7 @@
 /**
  * Provider-backed documents: the errors a provider's answer turns into (docs/providers.md).
  */
-import { HttpApiSchema } from "@effect/platform"
+import * as HttpApiSchema from "@effect/platform/HttpApiSchema"
 import { Schema } from "effect"
 
 /** The provider refused the user (its 403). */

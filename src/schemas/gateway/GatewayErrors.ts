@@ -2,7 +2,7 @@
  * The gateway's errors. Each is a tagged error whose tag is the spec's error `code`; on the wire
  * every one is the spec's body `{code, message, status}` (no `_tag`), with its documented status.
  */
-import { HttpApiSchema } from "@effect/platform"
+import * as HttpApiSchema from "@effect/platform/HttpApiSchema"
 import { Schema } from "effect"
 
 export class BadRequest extends Schema.TaggedError<BadRequest>()("BAD_REQUEST", { message: Schema.String }) {}

@@ -2,7 +2,7 @@
  * The errors of the provider contract (docs/contract/broker-api.md, "Provider contract"), each with
  * the status the contract gives it. Bodies are `{_tag, message}`, as the broker writes its own.
  */
-import { HttpApiSchema } from "@effect/platform"
+import * as HttpApiSchema from "@effect/platform/HttpApiSchema"
 import { Schema } from "effect"
 
 /** 400: a request that names no document, or names it twice, or a body the contract refuses. */

@@ -3,7 +3,7 @@
  * DocumentProcessingFailed…) reach the browser unchanged, in the same `{_tag, message}` shape
  * (docs/viewer.md, "Errors").
  */
-import { HttpApiSchema } from "@effect/platform"
+import * as HttpApiSchema from "@effect/platform/HttpApiSchema"
 import { Schema } from "effect"
 
 /** No rendition target (broker) answered: every one configured is down or unreachable. */

@@ -2,8 +2,9 @@
  * Content-addressed bytes: originals, renditions, anything a document points at by SHA-256.
  * A port (Context.Tag) so an object store can stand in for the local file system later.
  */
-import { FileSystem, Path } from "@effect/platform"
 import type { PlatformError } from "@effect/platform/Error"
+import * as FileSystem from "@effect/platform/FileSystem"
+import * as Path from "@effect/platform/Path"
 import { Context, Data, Effect, Layer, Option, Stream } from "effect"
 import { createHash, randomUUID } from "node:crypto"
 import { StorageConfig } from "./StorageConfig.ts"

@@ -3,7 +3,8 @@
  * on disk under the PDF's content hash so they survive restarts and are shared by every document
  * with the same bytes. Each is computed once: the first request computes it, later ones read it.
  */
-import { FileSystem, Path } from "@effect/platform"
+import * as FileSystem from "@effect/platform/FileSystem"
+import * as Path from "@effect/platform/Path"
 import { Effect, Option, Schema, Stream } from "effect"
 import { randomUUID } from "node:crypto"
 import type { ByteRange } from "./BlobStore.ts"

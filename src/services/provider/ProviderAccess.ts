@@ -5,7 +5,7 @@
  * says which user an `alf_ticket` stands for. Every access file from the root down must list the
  * user. Anything that cannot be read as expected denies (fail closed) and is logged.
  */
-import { FileSystem } from "@effect/platform"
+import * as FileSystem from "@effect/platform/FileSystem"
 import { Effect } from "effect"
 import * as path from "node:path"
 import { AccessDenied } from "../../schemas/provider/ProviderErrors.ts"

@@ -6,7 +6,7 @@
  * a reader never sees half a file. A file that is not what the provider writes is refused (500,
  * naming it), never read around: the next write would drop what could not be read.
  */
-import { FileSystem } from "@effect/platform"
+import * as FileSystem from "@effect/platform/FileSystem"
 import { Effect, Either, ParseResult, Schema } from "effect"
 import { randomBytes } from "node:crypto"
 import { ProviderAnnotation } from "../../schemas/provider/ProviderContract.ts"

@@ -4,8 +4,8 @@
  * folder the user may not view answers 403, not 404: its absence is not shown either), then answers
  * a file's bytes, streamed, or a folder's listing.
  */
-import { FileSystem } from "@effect/platform"
 import type { PlatformError } from "@effect/platform/Error"
+import * as FileSystem from "@effect/platform/FileSystem"
 import { Effect, Option, type Stream } from "effect"
 import * as path from "node:path"
 import type { ProviderFolder } from "../../schemas/provider/ProviderContract.ts"

@@ -4,8 +4,8 @@
  * hidden entries ('.'), what lies outside the root (a symbolic link out), what is neither a file
  * nor a folder, what the user may not view, and a link back to a folder being listed (a loop).
  */
-import { FileSystem } from "@effect/platform"
 import type { PlatformError } from "@effect/platform/Error"
+import * as FileSystem from "@effect/platform/FileSystem"
 import { Effect, Option } from "effect"
 import * as path from "node:path"
 import type { ProviderDocument, ProviderFolder } from "../../schemas/provider/ProviderContract.ts"

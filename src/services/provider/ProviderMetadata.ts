@@ -5,7 +5,7 @@
  * so that two concurrent updates of different properties both stay. An update is merged into what
  * is stored (a null removes a property), never a replacement: a client sends what it changed.
  */
-import { FileSystem } from "@effect/platform"
+import * as FileSystem from "@effect/platform/FileSystem"
 import { Effect, Either, Schema } from "effect"
 import { ProviderMetadata as Metadata } from "../../schemas/provider/ProviderContract.ts"
 import { MetadataUnreadable } from "../../schemas/provider/ProviderErrors.ts"

@@ -5,7 +5,7 @@
  * Whatever fails the test is answered like a missing file, so that nothing tells a caller what
  * exists outside the root.
  */
-import { FileSystem } from "@effect/platform"
+import * as FileSystem from "@effect/platform/FileSystem"
 import { Config, Effect, Option } from "effect"
 import * as path from "node:path"
 import { StorageConfig } from "../common/StorageConfig.ts"

@@ -3,7 +3,7 @@
  * UTF-8 HTML page, attachments from 1, an attached email as a text rendering. Corpus messages and
  * messages written here, against the real file-system BlobStore in a fresh data directory.
  */
-import { NodeContext } from "@effect/platform-node"
+import * as NodeContext from "@effect/platform-node/NodeContext"
 import { describe, expect, layer } from "@effect/vitest"
 import { ConfigProvider, Effect, Either, Layer } from "effect"
 import { createHash, randomBytes } from "node:crypto"

@@ -3,7 +3,7 @@
  * index), the bytes stored for each entry, and the limits that refuse an archive without leaving
  * blobs behind. Against the real file-system BlobStore in a fresh data directory.
  */
-import { NodeContext } from "@effect/platform-node"
+import * as NodeContext from "@effect/platform-node/NodeContext"
 import { describe, expect, layer } from "@effect/vitest"
 import { ConfigProvider, Effect, Either, Layer, Schema } from "effect"
 import { strToU8, unzipSync, zipSync } from "fflate"

@@ -3,7 +3,7 @@
  * libvips gives one operation, for the whole process (sharp's setting is libvips', shared by every
  * thread of the process), to what the configuration says.
  */
-import { NodeContext } from "@effect/platform-node"
+import * as NodeContext from "@effect/platform-node/NodeContext"
 import { expect, layer } from "@effect/vitest"
 import { ConfigProvider, Effect, Layer } from "effect"
 import sharp from "sharp"

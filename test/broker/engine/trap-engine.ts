@@ -4,7 +4,7 @@
  * tracemonkey.pdf (1,016,315 bytes) fits alone, and any other file of the corpus but the tiniest
  * pushes it out. `config` sets the pool (RENDER_WORKERS and the like).
  */
-import { NodeContext } from "@effect/platform-node"
+import * as NodeContext from "@effect/platform-node/NodeContext"
 import { ConfigProvider, Layer } from "effect"
 import { PdfEngine, PdfWorkerSetup } from "../../../src/services/broker/engine/PdfEngine.ts"
 import { RenderPage } from "../../../src/services/broker/pages/PageRequests.ts"

@@ -4,8 +4,9 @@
  * lying far outside the module's memory, and PDFium's parser reading it is stopped by WebAssembly
  * ("memory access out of bounds"). It runs through `withPdfium`, as every page image does.
  */
-import { WorkerRunner } from "@effect/platform"
-import { NodeRuntime, NodeWorkerRunner } from "@effect/platform-node"
+import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
+import * as NodeWorkerRunner from "@effect/platform-node/NodeWorkerRunner"
+import * as WorkerRunner from "@effect/platform/WorkerRunner"
 import { Effect, Layer, Schema } from "effect"
 import { withPdfium } from "../../../src/services/broker/engine/Pdfium.ts"
 import { PdfOperationFailed } from "../../../src/services/broker/engine/PdfRequest.ts"

@@ -3,7 +3,7 @@
  * is carried out once, by one of them, and both take part. PGlite is one process's database, so
  * this runs only when DATABASE_URL is set (as in CI).
  */
-import { PgClient } from "@effect/sql-pg"
+import * as PgClient from "@effect/sql-pg/PgClient"
 import { describe, expect, it } from "@effect/vitest"
 import { Context, Effect, Layer, Redacted } from "effect"
 import { brokerTestLayer, BrokerUrl, isolatedDatabaseUrl, newDataDir } from "../../../src/layers/Test.ts"

@@ -4,7 +4,7 @@
  * where the reader sees it), an inline image MuPDF cannot write back, and ten regions of a 400-page
  * document in one call.
  */
-import { NodeContext } from "@effect/platform-node"
+import * as NodeContext from "@effect/platform-node/NodeContext"
 import { expect, layer } from "@effect/vitest"
 import { Effect } from "effect"
 import { execFileSync } from "node:child_process"

@@ -3,7 +3,7 @@
  * cannot be read, a dynamic XFA form, a page out of range, a bad rectangle; and work that takes
  * longer than the timeout, stopped.
  */
-import { NodeContext } from "@effect/platform-node"
+import * as NodeContext from "@effect/platform-node/NodeContext"
 import { expect, layer } from "@effect/vitest"
 import { Effect } from "effect"
 import {

@@ -6,7 +6,7 @@
  * rendered with pdftoppm and compared with the original outside the regions. The corpus files and
  * the refusals are tested beside this file.
  */
-import { NodeContext } from "@effect/platform-node"
+import * as NodeContext from "@effect/platform-node/NodeContext"
 import { expect, layer } from "@effect/vitest"
 import { Effect } from "effect"
 import {

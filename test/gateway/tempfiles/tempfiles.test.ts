@@ -4,7 +4,7 @@
  * its type, to its tenant only, until TEMP_FILE_TTL has passed; then it is 404 and swept away. Files
  * over TEMP_FILE_MAX_BYTES, and types that are not media types, are refused. On PGlite and PostgreSQL.
  */
-import { SqlClient } from "@effect/sql"
+import * as SqlClient from "@effect/sql/SqlClient"
 import { describe, expect, layer } from "@effect/vitest"
 import { Effect } from "effect"
 import { gatewayTestLayer, GatewayUrl } from "../../../src/layers/Test.ts"

@@ -3,7 +3,7 @@
  * annotation kept by the broker, or a user's change to one read from the PDF file (replaced, or
  * deleted: a tombstone, so that the file's copy stays hidden).
  */
-import { SqlClient } from "@effect/sql"
+import * as SqlClient from "@effect/sql/SqlClient"
 import { Effect, Schema } from "effect"
 import { Annotation } from "../../../schemas/broker/Annotations.ts"
 import { sqlJson } from "../../common/sql/StorableText.ts"

@@ -3,7 +3,7 @@
  * is a document of difference images; and the word-level text difference of two documents.
  * See docs/comparisons.md.
  */
-import { FileSystem } from "@effect/platform"
+import * as FileSystem from "@effect/platform/FileSystem"
 import { Config, ConfigError, Effect, Either, Option, ParseResult, Schema } from "effect"
 import {
   ComparisonOrder,

@@ -10,7 +10,7 @@
  * as `message/rfc822`, stored as a plain UTF-8 text rendering of it (headers, blank line, body, the
  * names of its own attachments), so that it opens as a text page.
  */
-import { HttpApiSchema } from "@effect/platform"
+import * as HttpApiSchema from "@effect/platform/HttpApiSchema"
 import { Effect, Schema } from "effect"
 import type { BlobStore } from "../../common/BlobStore.ts"
 import { PdfEngine } from "../engine/PdfEngine.ts"

@@ -7,7 +7,7 @@
  * index when first met and its contents follow it. Archives inside the archive are parts like any
  * other file: they are expanded when that part is opened, by calling `expandZip` on it.
  */
-import { HttpApiSchema } from "@effect/platform"
+import * as HttpApiSchema from "@effect/platform/HttpApiSchema"
 import { Config, Effect, Schema, Stream } from "effect"
 import { stat } from "node:fs/promises"
 import type { Readable } from "node:stream"

@@ -3,7 +3,10 @@
  * files, text and HTML by the LibreOffice pool, XPS and EPUB by MuPDF (`mutool convert`, which
  * LibreOffice cannot read). The result is stored in the blob store.
  */
-import { Command, CommandExecutor, FileSystem, Path } from "@effect/platform"
+import * as Command from "@effect/platform/Command"
+import * as CommandExecutor from "@effect/platform/CommandExecutor"
+import * as FileSystem from "@effect/platform/FileSystem"
+import * as Path from "@effect/platform/Path"
 import { Config, Data, Duration, Effect, Stream } from "effect"
 import { BlobStore } from "../../common/BlobStore.ts"
 import { durationConfig } from "../../common/DurationConfig.ts"

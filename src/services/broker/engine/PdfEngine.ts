@@ -4,8 +4,8 @@
  * feature: each feature defines its requests (`Schema.TaggedRequest`, see PdfRequest.ts) and their
  * worker handlers beside them, and the worker entry that `PdfWorkerSetup` names runs them all.
  */
-import { Worker } from "@effect/platform"
-import { NodeWorker } from "@effect/platform-node"
+import * as NodeWorker from "@effect/platform-node/NodeWorker"
+import * as Worker from "@effect/platform/Worker"
 import type { WorkerError } from "@effect/platform/WorkerError"
 import { Config, Context, Duration, Effect, Pool, type Schema } from "effect"
 import { rmSync } from "node:fs"

@@ -3,8 +3,8 @@
  * component with a real request (render, text, conversion, SQL) every HEALTH_CHECK_INTERVAL;
  * readiness only reads the last result, so probes answer in microseconds.
  */
-import { FileSystem } from "@effect/platform"
-import { SqlClient } from "@effect/sql"
+import * as FileSystem from "@effect/platform/FileSystem"
+import * as SqlClient from "@effect/sql/SqlClient"
 import { Duration, Effect, Ref, Schedule } from "effect"
 import { createRequire } from "node:module"
 import { availableParallelism, loadavg } from "node:os"

@@ -5,7 +5,8 @@
  * `FOR UPDATE SKIP LOCKED` lets several broker processes on one database share the work without
  * any order running twice at once.
  */
-import { SqlClient, SqlSchema } from "@effect/sql"
+import * as SqlClient from "@effect/sql/SqlClient"
+import * as SqlSchema from "@effect/sql/SqlSchema"
 import { Config, Duration, Effect, Fiber, Option, PubSub, Queue, Schema } from "effect"
 import { randomBytes } from "node:crypto"
 import { hostname } from "node:os"

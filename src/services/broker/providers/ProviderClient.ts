@@ -5,7 +5,8 @@
  * status it does not name, a body of the wrong shape, a JSON answer past PROVIDER_JSON_MAX_BYTES)
  * is the provider's failure (502), never a half-read document.
  */
-import { type HttpClientError, HttpClientRequest, type HttpClientResponse } from "@effect/platform"
+import type { HttpClientError, HttpClientResponse } from "@effect/platform"
+import * as HttpClientRequest from "@effect/platform/HttpClientRequest"
 import { parse as parseContentDisposition } from "content-disposition"
 import { Chunk, Config, Duration, Effect, Schema, Stream } from "effect"
 import { InvalidRequest } from "../../../schemas/broker/Document.ts"

@@ -3,7 +3,8 @@
  * it there, the credentials of its latest opening and when its content was fetched (table
  * provider_documents, migration 00015): the only place that speaks SQL about them.
  */
-import { SqlClient, SqlSchema } from "@effect/sql"
+import * as SqlClient from "@effect/sql/SqlClient"
+import * as SqlSchema from "@effect/sql/SqlSchema"
 import { Effect, Schema } from "effect"
 import { ProviderParameters } from "../../../schemas/provider/ProviderContract.ts"
 import { sqlJson } from "../../common/sql/StorableText.ts"

@@ -2,7 +2,8 @@
  * The documents table and the renditions derived from content: the only place that speaks SQL
  * about documents.
  */
-import { SqlClient, SqlSchema } from "@effect/sql"
+import * as SqlClient from "@effect/sql/SqlClient"
+import * as SqlSchema from "@effect/sql/SqlSchema"
 import { Config, Effect, Option, Schema } from "effect"
 import { DocumentAlreadyExists } from "../../../schemas/broker/Document.ts"
 import { Lru } from "../../common/Lru.ts"

@@ -2,7 +2,7 @@
  * Inside a PDF worker thread: the documents of a transformation (TransformRequests.ts).
  */
 import type { WorkerRunner } from "@effect/platform"
-import { NodeContext } from "@effect/platform-node"
+import * as NodeContext from "@effect/platform-node/NodeContext"
 import { Effect } from "effect"
 import { readFile, writeFile } from "node:fs/promises"
 import * as path from "node:path"

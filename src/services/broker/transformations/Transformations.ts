@@ -5,7 +5,7 @@
  * documents are ordinary documents. The PDF work runs in the PDF engine's worker threads.
  * See docs/transformations.md.
  */
-import { FileSystem } from "@effect/platform"
+import * as FileSystem from "@effect/platform/FileSystem"
 import { Effect, Option, Schema } from "effect"
 import { createHash } from "node:crypto"
 import type { Annotation } from "../../../schemas/broker/Annotations.ts"

@@ -1,8 +1,9 @@
 /**
  * SQL pieces every service writes the same way.
  */
-import { type SqlClient, SqlSchema, type Statement } from "@effect/sql"
+import type { SqlClient, Statement } from "@effect/sql"
 import type { SqlError } from "@effect/sql/SqlError"
+import * as SqlSchema from "@effect/sql/SqlSchema"
 import { Effect, Option, Schema } from "effect"
 import type { Reach } from "../../../schemas/gateway/Tenancy.ts"
 

@@ -6,9 +6,11 @@
  * from BEGIN to COMMIT so no other fiber's statement lands inside it.
  */
 import * as Reactivity from "@effect/experimental/Reactivity"
-import { SqlClient, SqlError, Statement } from "@effect/sql"
 import { makeCompiler } from "@effect/sql-pg/PgClient"
+import * as SqlClient from "@effect/sql/SqlClient"
 import type { Connection } from "@effect/sql/SqlConnection"
+import * as SqlError from "@effect/sql/SqlError"
+import * as Statement from "@effect/sql/Statement"
 import { Effect, Layer, Stream, String as Str } from "effect"
 import { execFile } from "node:child_process"
 import { existsSync } from "node:fs"

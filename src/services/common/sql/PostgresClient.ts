@@ -5,9 +5,11 @@
  * sql-pg's own compiler and name transforms. The `PgClient` stays available beside it for LISTEN.
  */
 import * as Reactivity from "@effect/experimental/Reactivity"
-import { SqlClient, type SqlError, Statement } from "@effect/sql"
-import { PgClient } from "@effect/sql-pg"
+import type { SqlError } from "@effect/sql"
+import * as PgClient from "@effect/sql-pg/PgClient"
 import { makeCompiler } from "@effect/sql-pg/PgClient"
+import * as SqlClient from "@effect/sql/SqlClient"
+import * as Statement from "@effect/sql/Statement"
 import { Context, Effect, Layer, type Redacted, String as Str } from "effect"
 import { storableConnection } from "./StorableText.ts"
 

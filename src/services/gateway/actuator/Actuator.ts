@@ -3,7 +3,7 @@
  * time: every log line passes a filter that reads the level set for its logger (the `logger`
  * annotation, else ROOT), so a POST takes effect for the next line.
  */
-import { SqlClient } from "@effect/sql"
+import * as SqlClient from "@effect/sql/SqlClient"
 import { Config, Effect, HashMap, Layer, Logger, LogLevel, Option } from "effect"
 import { createRequire } from "node:module"
 

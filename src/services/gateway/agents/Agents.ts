@@ -5,7 +5,7 @@
  * template, checked on every write as prompt templates are; its tools must be native tools or
  * tools of the tenant's MCP servers (ToolRegistry.check).
  */
-import { SqlClient } from "@effect/sql"
+import * as SqlClient from "@effect/sql/SqlClient"
 import { Effect, Schema } from "effect"
 import { randomUUID } from "node:crypto"
 import { Agent, type AgentCreate, type AgentUpdate } from "../../../schemas/gateway/Agents.ts"

@@ -5,7 +5,8 @@
  * invalid configuration or a name that exists. Whether a prompt may be deleted is decided by the
  * prompts service (Prompts.usage), which reads application_prompts.
  */
-import { SqlClient, SqlSchema } from "@effect/sql"
+import * as SqlClient from "@effect/sql/SqlClient"
+import * as SqlSchema from "@effect/sql/SqlSchema"
 import { Effect, Option, Schema } from "effect"
 import { randomUUID } from "node:crypto"
 import { Application, type ApplicationCreate, type ApplicationUpdate } from "../../../schemas/gateway/Applications.ts"

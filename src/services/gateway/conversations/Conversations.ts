@@ -4,7 +4,8 @@
  * about a document of the broker (its `documentId`, checked with the broker when it is created),
  * which the document tools read.
  */
-import { SqlClient, SqlSchema } from "@effect/sql"
+import * as SqlClient from "@effect/sql/SqlClient"
+import * as SqlSchema from "@effect/sql/SqlSchema"
 import { Effect, Option, Schema } from "effect"
 import { randomUUID } from "node:crypto"
 import { Conversation, type PageParams } from "../../../schemas/gateway/Conversations.ts"

@@ -6,7 +6,7 @@
  * whatever a dead process held is free again at start. When idle, it also frees paused
  * executions whose gateway died while their last nodes ran.
  */
-import { PgClient } from "@effect/sql-pg"
+import * as PgClient from "@effect/sql-pg/PgClient"
 import { Effect, FiberSet, Layer, Option } from "effect"
 import { randomBytes } from "node:crypto"
 import { hostname } from "node:os"

@@ -6,7 +6,7 @@
  * output is written by the statement that marks it COMPLETED: a finished node is never run again,
  * and a node found RUNNING when an execution is claimed was cut off, so it runs again.
  */
-import { SqlClient } from "@effect/sql"
+import * as SqlClient from "@effect/sql/SqlClient"
 import { Config, Duration, Effect, Option, PubSub, Queue } from "effect"
 import { randomUUID } from "node:crypto"
 import { Conflict, NotFound } from "../../../schemas/gateway/GatewayErrors.ts"

@@ -5,10 +5,15 @@
  * rejected requests are not retried, throttling and server errors are (with backoff), and a
  * configuration with a fallback hands over to it once its retries are spent.
  */
-import { AiError, LanguageModel, type Prompt, type Response, type Tool, type Toolkit } from "@effect/ai"
-import { AnthropicClient, AnthropicLanguageModel } from "@effect/ai-anthropic"
-import { OpenAiClient, OpenAiLanguageModel } from "@effect/ai-openai"
-import { HttpClient, HttpClientRequest } from "@effect/platform"
+import type { Prompt, Response, Tool, Toolkit } from "@effect/ai"
+import * as AnthropicClient from "@effect/ai-anthropic/AnthropicClient"
+import * as AnthropicLanguageModel from "@effect/ai-anthropic/AnthropicLanguageModel"
+import * as OpenAiClient from "@effect/ai-openai/OpenAiClient"
+import * as OpenAiLanguageModel from "@effect/ai-openai/OpenAiLanguageModel"
+import * as AiError from "@effect/ai/AiError"
+import * as LanguageModel from "@effect/ai/LanguageModel"
+import * as HttpClient from "@effect/platform/HttpClient"
+import * as HttpClientRequest from "@effect/platform/HttpClientRequest"
 import { Config, Context, Effect, ExecutionStrategy, Exit, Layer, Redacted, Schedule, Scope, Stream } from "effect"
 import { InternalError, LlmBadRequest, LlmCapabilityError } from "../../../schemas/gateway/GatewayErrors.ts"
 import type { ProviderConfigView } from "../../../schemas/gateway/LlmProviders.ts"

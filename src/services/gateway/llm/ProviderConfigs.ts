@@ -2,7 +2,8 @@
  * A tenant's LLM provider configurations, in SQL. Every statement is scoped to the tenant; the API
  * key is encrypted at rest (Secrets) and only its last four characters are ever shown.
  */
-import { SqlClient, SqlSchema } from "@effect/sql"
+import * as SqlClient from "@effect/sql/SqlClient"
+import * as SqlSchema from "@effect/sql/SqlSchema"
 import { Config, Duration, Effect, Either, Option, Schema } from "effect"
 import { BadRequest, Conflict, LlmProviderNotFound } from "../../../schemas/gateway/GatewayErrors.ts"
 import {

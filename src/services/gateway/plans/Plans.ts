@@ -6,7 +6,8 @@
  * others), and a title unique in the tenant whatever its case. Plans are not run here: executions
  * are a later part of issue 20. The model is docs/gateway-plans.md.
  */
-import { SqlClient, SqlSchema } from "@effect/sql"
+import * as SqlClient from "@effect/sql/SqlClient"
+import * as SqlSchema from "@effect/sql/SqlSchema"
 import { Effect, Option, Schema } from "effect"
 import { randomUUID } from "node:crypto"
 import { BadRequest, Conflict, NotFound } from "../../../schemas/gateway/GatewayErrors.ts"

@@ -4,7 +4,8 @@
  * is created published) and at most one draft; published and archived versions are read-only.
  * Version writes lock the prompt's row, so two drafts or two publications cannot race.
  */
-import { SqlClient, SqlSchema } from "@effect/sql"
+import * as SqlClient from "@effect/sql/SqlClient"
+import * as SqlSchema from "@effect/sql/SqlSchema"
 import { Effect, Option, Schema } from "effect"
 import { Conflict, NotFound } from "../../../schemas/gateway/GatewayErrors.ts"
 import {

@@ -10,7 +10,8 @@
  * most the records of the last moments, never an answer a client was waiting for; a graceful stop
  * writes everything first. See docs/gateway-requests.md ("Records").
  */
-import { SqlClient, type SqlError, type Statement } from "@effect/sql"
+import type { SqlError, Statement } from "@effect/sql"
+import * as SqlClient from "@effect/sql/SqlClient"
 import { Config, Deferred, Duration, Effect, Schedule } from "effect"
 import { InternalError } from "../../../schemas/gateway/GatewayErrors.ts"
 import { durationConfig } from "../../common/DurationConfig.ts"

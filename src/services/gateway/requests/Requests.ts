@@ -8,7 +8,8 @@
  * loop, whose calls the request keeps; an answer about the conversation's document cites its pages.
  */
 import type { Prompt } from "@effect/ai"
-import { SqlClient, SqlSchema } from "@effect/sql"
+import * as SqlClient from "@effect/sql/SqlClient"
+import * as SqlSchema from "@effect/sql/SqlSchema"
 import { Cause, Effect, Exit, Option, Schema, Struct } from "effect"
 import { randomUUID } from "node:crypto"
 import { LlmCapabilityError, NotFound } from "../../../schemas/gateway/GatewayErrors.ts"

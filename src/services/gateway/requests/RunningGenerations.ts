@@ -3,8 +3,8 @@
  * and on PostgreSQL in whichever gateway sharing the database generates the answer (a stop that
  * reaches another instance is passed on with NOTIFY; PGlite is one process's database).
  */
-import { SqlClient } from "@effect/sql"
-import { PgClient } from "@effect/sql-pg"
+import * as PgClient from "@effect/sql-pg/PgClient"
+import * as SqlClient from "@effect/sql/SqlClient"
 import { Effect, Fiber, Option, Schedule, Stream } from "effect"
 
 /** The PostgreSQL channel on which a stop reaches the instance generating the answer. */

@@ -4,7 +4,7 @@
  * content served to pages. Every transition is one statement whose WHERE holds its condition, so a
  * draft changed while it is scanned or published is never deployed on another draft's scan.
  */
-import { SqlClient } from "@effect/sql"
+import * as SqlClient from "@effect/sql/SqlClient"
 import { Config, Effect, Schema } from "effect"
 import { randomUUID } from "node:crypto"
 import { BadRequest, Conflict, NotFound, Unauthorized } from "../../../schemas/gateway/GatewayErrors.ts"

@@ -3,7 +3,7 @@
  * records. Every figure is scoped to a reach (a tenant, or one user of it) and, where it has one,
  * to a time window. What each figure counts: docs/gateway-statistics.md.
  */
-import { SqlClient } from "@effect/sql"
+import * as SqlClient from "@effect/sql/SqlClient"
 import { DateTime, Effect, Schema } from "effect"
 import type { PageParams } from "../../../schemas/gateway/Conversations.ts"
 import { BadRequest } from "../../../schemas/gateway/GatewayErrors.ts"

@@ -4,7 +4,7 @@
  * unguessable; another tenant's key, an expired one and an unknown one all read as not found.
  * Expired files are swept from the database every TEMP_FILE_SWEEP_INTERVAL by every gateway.
  */
-import { SqlClient } from "@effect/sql"
+import * as SqlClient from "@effect/sql/SqlClient"
 import { Config, Duration, Effect, Schedule, Schema } from "effect"
 import { randomBytes } from "node:crypto"
 import { FileNotFound } from "../../../schemas/gateway/GatewayErrors.ts"

@@ -3,7 +3,8 @@
  * HttpApi (as the viewer's), at GATEWAY_BROKER_URL, each call bounded by GATEWAY_BROKER_TIMEOUT.
  * Over HTTP even when both run in one process, so the broker can move to another machine.
  */
-import { HttpApiClient, HttpClient } from "@effect/platform"
+import * as HttpApiClient from "@effect/platform/HttpApiClient"
+import * as HttpClient from "@effect/platform/HttpClient"
 import { Config, Duration, Effect } from "effect"
 import { BrokerApi } from "../../../http/broker/Api.ts"
 import { PageImageDescriptor } from "../../../schemas/broker/PageImage.ts"

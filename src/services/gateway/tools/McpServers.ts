@@ -4,7 +4,8 @@
  * are stored encrypted, as a provider's API key is, and read back masked. A stdio server runs a
  * program on the gateway's machine: it can be registered only when GATEWAY_MCP_STDIO_ENABLED is set.
  */
-import { SqlClient, SqlSchema } from "@effect/sql"
+import * as SqlClient from "@effect/sql/SqlClient"
+import * as SqlSchema from "@effect/sql/SqlSchema"
 import { Config, Effect, Option, Schema } from "effect"
 import { BadRequest, Conflict, McpServerNotFound } from "../../../schemas/gateway/GatewayErrors.ts"
 import { McpServer, type McpServerInput, type McpServerUpdate } from "../../../schemas/gateway/McpServers.ts"

@@ -4,7 +4,7 @@
  * and a page's image for a model that takes images. Pages are numbered from 1 for the model, as
  * people number them; the broker's are from 0.
  */
-import { Tool } from "@effect/ai"
+import * as Tool from "@effect/ai/Tool"
 import { Config, Effect, Encoding, Schema } from "effect"
 import type { Bookmark } from "../../../schemas/broker/Content.ts"
 import { type JsonSchemaObject, ToolInfo } from "../../../schemas/gateway/Tools.ts"

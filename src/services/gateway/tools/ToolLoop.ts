@@ -6,7 +6,9 @@
  * TOOL_CYCLES_EXCEEDED (422), never stopping silently, its calls kept in the journal with the rest.
  * Whole answers and streams loop the same way.
  */
-import { type AiError, Prompt, type Response, Tool, type Toolkit } from "@effect/ai"
+import type { AiError, Response, Toolkit } from "@effect/ai"
+import * as Prompt from "@effect/ai/Prompt"
+import * as Tool from "@effect/ai/Tool"
 import { Config, Duration, Effect, Schema, Stream } from "effect"
 import { ToolCyclesExceeded } from "../../../schemas/gateway/GatewayErrors.ts"
 import type { ToolCallTrace } from "../../../schemas/gateway/Tools.ts"

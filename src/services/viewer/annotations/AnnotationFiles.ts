@@ -8,7 +8,7 @@
  * annotations into a PDF. It knows only the annotations it keeps, though: for a document whose
  * provider keeps them, the viewer makes a copy of the document that holds them (below).
  */
-import { FileSystem } from "@effect/platform"
+import * as FileSystem from "@effect/platform/FileSystem"
 import { Effect, Option } from "effect"
 import { Annotations } from "../../../schemas/broker/Annotations.ts"
 import { InvalidRequest } from "../../../schemas/broker/Document.ts"

@@ -3,7 +3,7 @@
  * viewer_containers), keyed by the broker ID they will have once registered: each PUT may reach
  * another viewer instance, and two PUTs at once each add their child (one statement each).
  */
-import { SqlClient } from "@effect/sql"
+import * as SqlClient from "@effect/sql/SqlClient"
 import { Effect, Option, Schema } from "effect"
 import { ProviderFile } from "../../../schemas/provider/ProviderContract.ts"
 

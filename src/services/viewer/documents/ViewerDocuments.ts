@@ -4,7 +4,7 @@
  * forms, as base64, or as a PDF with its annotations; evicting it. Each is one or two broker calls
  * through DocumentAccess.
  */
-import { Multipart } from "@effect/platform"
+import * as Multipart from "@effect/platform/Multipart"
 import { Config, Effect, Option, Stream } from "effect"
 import { InvalidRequest, UploadParams, UploadTooLarge } from "../../../schemas/broker/Document.ts"
 import type { DownloadType } from "../../../schemas/viewer/Servlets.ts"

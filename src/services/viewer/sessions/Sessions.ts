@@ -5,7 +5,7 @@
  * and the user, user agent and its version that destroySession clears. Sessions idle for longer than
  * VIEWER_SESSION_IDLE_TIMEOUT are removed (docs/viewer.md "Sessions").
  */
-import { SqlClient } from "@effect/sql"
+import * as SqlClient from "@effect/sql/SqlClient"
 import { Duration, Effect, Option, Schedule, Schema } from "effect"
 import { randomBytes } from "node:crypto"
 import { durationConfig } from "../../common/DurationConfig.ts"

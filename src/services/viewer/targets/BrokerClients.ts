@@ -3,7 +3,9 @@
  * broker only over HTTP, even when both run in one process, so brokers can move to other machines
  * without a code change. One client per target address, over keep-alive connections.
  */
-import { HttpApiClient, HttpClient, HttpClientError } from "@effect/platform"
+import * as HttpApiClient from "@effect/platform/HttpApiClient"
+import * as HttpClient from "@effect/platform/HttpClient"
+import * as HttpClientError from "@effect/platform/HttpClientError"
 import { Duration, Effect } from "effect"
 import { BrokerApi } from "../../../http/broker/Api.ts"
 import { durationConfig } from "../../common/DurationConfig.ts"

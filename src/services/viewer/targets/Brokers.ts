@@ -6,7 +6,7 @@
  * one database and one blob directory (docs/viewer.md "Rendition targets").
  */
 import type { HttpClientError } from "@effect/platform"
-import { SqlClient } from "@effect/sql"
+import * as SqlClient from "@effect/sql/SqlClient"
 import { Config, Effect, Option, type ParseResult, Schema } from "effect"
 import { RenditionUnavailable } from "../../../schemas/viewer/ViewerErrors.ts"
 import { ViewerMetrics } from "../metrics/ViewerMetrics.ts"

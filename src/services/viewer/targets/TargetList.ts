@@ -3,7 +3,7 @@
  * survives a restart; RENDITION_TARGETS seeds it when the database holds none, and POST/PUT weather
  * replace it or add to it (docs/viewer.md "Rendition targets").
  */
-import { SqlClient } from "@effect/sql"
+import * as SqlClient from "@effect/sql/SqlClient"
 import { Config, ConfigError, Effect, Either, Schema } from "effect"
 import { InvalidRequest } from "../../../schemas/broker/Document.ts"
 

@@ -4,7 +4,8 @@
  * VIEWER_TOKEN_VALIDATION_TIMEOUT, another status) leaves the question open: a 500 that says so, never
  * a refusal the user could not explain. A JSON answer's string `user` names the session's user.
  */
-import { type HttpClient, type HttpClientError, HttpClientRequest } from "@effect/platform"
+import type { HttpClient, HttpClientError } from "@effect/platform"
+import * as HttpClientRequest from "@effect/platform/HttpClientRequest"
 import { Duration, Effect, Option, Schema } from "effect"
 import { TokenRejected, TokenValidationFailed } from "../../../schemas/viewer/ViewerErrors.ts"
 import type { TokenValidator } from "./TokenValidator.ts"

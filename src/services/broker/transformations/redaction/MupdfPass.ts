@@ -3,7 +3,9 @@
  * replaces the covered pixels of images (and of their soft masks), copying forms and images other
  * pages still use. The work happens in a temporary directory removed when the pass ends.
  */
-import { Command, FileSystem, Path } from "@effect/platform"
+import * as Command from "@effect/platform/Command"
+import * as FileSystem from "@effect/platform/FileSystem"
+import * as Path from "@effect/platform/Path"
 import { Effect, Stream } from "effect"
 import { inlineImagesToXObjects } from "./InlineImages.ts"
 import { MUTOOL_SCRIPT } from "./MutoolScript.ts"

@@ -1,7 +1,7 @@
 /**
  * Every migration, in order. A landed migration is never edited: add the next number instead.
  */
-import { Migrator } from "@effect/sql"
+import * as Migrator from "@effect/sql/Migrator"
 import createDocuments from "./00001_create_documents.ts"
 import createOrdersAndExpansions from "./00002_create_orders_and_expansions.ts"
 import ordersProcessedBy from "./00003_orders_processed_by.ts"
