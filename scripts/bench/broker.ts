@@ -1,6 +1,6 @@
 /**
  * Section "broker" of `npm run bench`: the broker against the reference tools, in one run on this
- * machine. Starts the real broker (`npx tsx src/main.ts broker`, embedded PGlite, a fresh DATA_DIR
+ * machine. Starts the real broker (`node scripts/start.mjs broker`, embedded PGlite, a fresh DATA_DIR
  * under the section's bench/tmp/ directory) and measures, with the reference tools run as whole
  * processes in the same run:
  *  1. a fresh 400-page upload: upload time, upload→layout, upload→first page image;

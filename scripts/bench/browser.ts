@@ -2,7 +2,7 @@
  * Section "browser" of `npm run bench`: the browser viewer in real headless Chromium against
  * pdf.js's own PDFViewer component, in the same run.
  *
- * A real broker (`npx tsx src/main.ts broker`) and a viewer (`npx tsx src/main.ts viewer`, its
+ * A real broker (`node scripts/start.mjs broker`) and a viewer (`node scripts/start.mjs viewer`, its
  * only rendition target that broker), each on a free loopback port with a fresh DATA_DIR and the
  * embedded database. Three documents are uploaded to the broker and their layout and flat layout
  * read through the viewer before any navigation (converted, layout warm): the 400-page corpus PDF

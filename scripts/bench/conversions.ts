@@ -1,6 +1,6 @@
 /**
  * Section "conversions" of `npm run bench`: conversion orders measured through the real broker
- * (`npx tsx src/main.ts broker`, embedded PGlite, a fresh DATA_DIR under bench/tmp/), with the
+ * (`node scripts/start.mjs broker`, embedded PGlite, a fresh DATA_DIR under bench/tmp/), with the
  * reference tools run as whole processes in the same run.
  *
  *  1. upload → first page image (GET /documents/{id}/pages/0/image at the default descriptor,

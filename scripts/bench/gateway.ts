@@ -2,7 +2,7 @@
  * Section "gateway" of `npm run bench`: the latency the AI gateway adds over calling the LLM
  * provider directly. The provider is the fake of the tests (test/support/fake-llm.ts, Chat
  * Completions) in a process of its own (gateway/fake-llm-server.ts); the gateway is the
- * real one (`npx tsx src/main.ts gateway`, fresh DATA_DIR under bench/tmp/) with one
+ * real one (`node scripts/start.mjs gateway`, fresh DATA_DIR under bench/tmp/) with one
  * `openai-compatible` configuration pointing at the fake; the load generator is this process
  * (node:http, keep-alive agents of BENCH_GATEWAY_CONCURRENCY sockets). Once on embedded PGlite (what
  * a user gets by default) and once on PostgreSQL (a fresh schema, dropped afterwards), each after a

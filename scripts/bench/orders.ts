@@ -1,6 +1,6 @@
 /**
  * Section "orders" of `npm run bench`: the broker's document orders measured through the real
- * broker (`npx tsx src/main.ts broker`, embedded PGlite, a fresh DATA_DIR under bench/tmp/), each
+ * broker (`node scripts/start.mjs broker`, embedded PGlite, a fresh DATA_DIR under bench/tmp/), each
  * with its time and the peak RSS of the broker, and a reference tool run as a whole process in the
  * same run:
  *

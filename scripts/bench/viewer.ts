@@ -2,9 +2,9 @@
  * Section "viewer" of `npm run bench`: what the viewer adds to a page image and to pageContent
  * over calling the broker directly, and how it spreads documents over two brokers.
  *
- * Two real brokers (`npx tsx src/main.ts broker`) on one PostgreSQL schema (BENCH_DATABASE_URL, a
+ * Two real brokers (`node scripts/start.mjs broker`) on one PostgreSQL schema (BENCH_DATABASE_URL, a
  * fresh schema dropped after) and one blob directory, as docs/viewer.md says to run them; viewers
- * (`npx tsx src/main.ts viewer`) each on a schema of their own; the load generator is this process
+ * (`node scripts/start.mjs viewer`) each on a schema of their own; the load generator is this process
  * (node:http, a keep-alive agent of BENCH_VIEWER_CONCURRENCY sockets per target).
  *
  *  1. added latency: a viewer whose only target is the first broker. The corpus's 14-page

@@ -78,7 +78,7 @@ describe("storage", () => {
         const dataDir = newDataDir()
         yield* withBroker({ DATA_DIR: dataDir }, () =>
           Effect.sync(() => {
-            const second = spawnSync("npx", ["tsx", "src/main.ts", "broker"], {
+            const second = spawnSync(process.execPath, ["scripts/start.mjs", "broker"], {
               env: { ...process.env, DATA_DIR: dataDir, BROKER_PORT: "0", DATABASE_URL: "" },
               encoding: "utf8",
               timeout: 60_000

@@ -1,5 +1,5 @@
 /**
- * A service of the stack as its own process (`node --import tsx src/main.ts <service>`), for the
+ * A service of the stack as its own process, started as `npm start` starts it (`node scripts/start.mjs <service>`), for the
  * tests that kill or restart one: started on a free port, ready when its health endpoint answers,
  * killed when the scope closes.
  */
@@ -28,7 +28,7 @@ export const startService = (service: keyof typeof SERVICES, env: Record<string,
   Effect.acquireRelease(
     Effect.gen(function*() {
       const { prefix, ready } = SERVICES[service]
-      const child = spawn(process.execPath, ["--import", "tsx", "src/main.ts", service], {
+      const child = spawn(process.execPath, ["scripts/start.mjs", service], {
         env: { ...process.env, ...env, [`${prefix}_PORT`]: String(port), [`${prefix}_HOST`]: "127.0.0.1" },
         stdio: ["ignore", "ignore", "inherit"]
       })

@@ -445,7 +445,7 @@ export const renderBrokerMarkdown = (r: BrokerBenchResults, jsonName: string) =>
   lines.push("## 5. Memory")
   lines.push("")
   lines.push(
-    "The server process is the node process running src/main.ts; the PDF worker threads live in it, so its RSS covers them. VmHWM is the kernel's own high-water mark for that process; the tree figure is the largest sum of VmRSS over npx, the tsx CLI and the server, sampled every 100 ms."
+    "The server process is the node process running scripts/start.mjs (src/main.ts, built); the PDF worker threads live in it, so its RSS covers them. VmHWM is the kernel's own high-water mark for that process; the tree figure is the largest sum of VmRSS over npx, the tsx CLI and the server, sampled every 100 ms."
   )
   lines.push("")
   lines.push(table(

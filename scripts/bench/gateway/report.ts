@@ -248,7 +248,7 @@ export const renderGatewayMarkdown = (r: GatewayBenchResults, jsonName: string) 
       String(m.nproc)
     } cores: the load generator (the benchmark itself: node:http keep-alive agents of ${c} sockets), ` +
       `the fake LLM provider of the tests (test/support/fake-llm.ts, OpenAI Chat Completions, in its own process), the real gateway ` +
-      `(\`npx tsx src/main.ts gateway\`, fresh DATA_DIR, its request log on) with one \`openai-compatible\` configuration pointing at the fake, ` +
+      `(\`node scripts/start.mjs gateway\`, fresh DATA_DIR, its request log on) with one \`openai-compatible\` configuration pointing at the fake, ` +
       `and Portkey's gateway for the side-by-side runs (idle otherwise). ` +
       `Each run lasts ${r.settings.seconds} s after a warm-up of ${r.settings.warmUpSeconds} s per target and mode; the direct run and the gateway run of a comparison follow each other. ` +
       `"Direct" is \`POST /v1/chat/completions\` on the fake with the body the gateway sends it; "through the gateway" is \`POST /api/v1/requests\` ` +

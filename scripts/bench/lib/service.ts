@@ -1,11 +1,12 @@
 /**
- * A service of the stack in a child process (`npx tsx src/main.ts broker`, `… gateway` or `… viewer`), on a
+ * A service of the stack in a child process (`node scripts/start.mjs broker`, `… gateway` or `… viewer`, as `npm start` runs it), on a
  * free loopback port with its own data directory and the embedded database (unless the caller
  * passes DATABASE_URL), with its memory and CPU sampled while it runs.
  */
 import { spawn } from "node:child_process"
-import { closeSync, mkdirSync, openSync } from "node:fs"
+import { closeSync, existsSync, mkdirSync, openSync } from "node:fs"
 import { createServer } from "node:net"
+import { join } from "node:path"
 import { setTimeout as sleep } from "node:timers/promises"
 import { commandLine, MemorySampler, processMemory, processTree } from "./proc.ts"
 
@@ -68,15 +69,23 @@ const isAlive = (pid: number) => {
 }
 
 /**
- * The server itself: the node process that tsx started with its loader (`--import …loader.mjs
- * src/main.ts`), not npx nor the tsx CLI (whose command lines also name src/main.ts).
+ * The server itself: the node process running scripts/start.mjs (`npm start`), or, for a ref from
+ * before it (BENCH_REF), the one tsx started with its loader (`--import …loader.mjs src/main.ts`),
+ * not npx nor the tsx CLI (whose command lines also name src/main.ts).
  */
 const findServer = (rootPid: number) => {
   const tree = processTree(rootPid).map((pid) => ({ pid, cmd: commandLine(pid) }))
-  const withLoader = tree.filter((p) => p.cmd.includes("src/main.ts") && p.cmd.includes("loader"))
-  if (withLoader.length > 0) return withLoader.at(-1)!.pid
-  return undefined
+  const server = tree.filter((p) =>
+    p.cmd.includes("scripts/start.mjs") || (p.cmd.includes("src/main.ts") && p.cmd.includes("loader"))
+  )
+  return server.at(-1)?.pid
 }
+
+/** How `npm start` runs a service in the code at `cwd`: node and scripts/start.mjs, or tsx before it existed. */
+const serviceCommand = (cwd: string, service: ServiceName, nodeArgs: ReadonlyArray<string>) =>
+  existsSync(join(cwd, "scripts", "start.mjs"))
+    ? { command: process.execPath, args: [...nodeArgs, "scripts/start.mjs", service] }
+    : { command: "npx", args: ["tsx", ...nodeArgs, "src/main.ts", service] }
 
 export const startService = async (service: ServiceName, options: ServiceOptions): Promise<RunningService> => {
   const { prefix, readiness } = SERVICES[service]
@@ -101,8 +110,9 @@ export const startService = async (service: ServiceName, options: ServiceOptions
 
   const log = openSync(options.logFile, "a")
   const started = performance.now()
-  // detached: its own process group, so stopping it reaches npx, tsx and the server alike.
-  const child = spawn("npx", ["tsx", ...(options.nodeArgs ?? []), "src/main.ts", service], {
+  // detached: its own process group, so stopping it reaches the server and, through tsx, npx and the tsx CLI alike.
+  const { args, command } = serviceCommand(options.cwd, service, options.nodeArgs ?? [])
+  const child = spawn(command, args, {
     cwd: options.cwd,
     env,
     detached: true,
@@ -116,7 +126,7 @@ export const startService = async (service: ServiceName, options: ServiceOptions
     exited = `exit ${code ?? signal}`
   })
 
-  // Looked up again until found: for a moment after spawn the tree holds only npx and the tsx CLI.
+  // Looked up again until found: through tsx, for a moment after spawn the tree holds only npx and the tsx CLI.
   let serverPid: number | undefined
   const server = () => {
     if (serverPid === undefined || !isAlive(serverPid)) serverPid = findServer(rootPid)
