@@ -98,11 +98,11 @@ export const startService = async (service: ServiceName, options: ServiceOptions
   }
   Object.assign(
     env,
-    // As `npm start` runs it (package.json): two malloc arenas, and blocks of 128 KiB and more
+    // As `npm start` runs it (package.json): two malloc arenas, and blocks of 1 MiB and more
     // mapped on their own, unless the environment says otherwise.
     {
       MALLOC_ARENA_MAX: process.env.MALLOC_ARENA_MAX ?? "2",
-      MALLOC_MMAP_THRESHOLD_: process.env.MALLOC_MMAP_THRESHOLD_ ?? "131072"
+      MALLOC_MMAP_THRESHOLD_: process.env.MALLOC_MMAP_THRESHOLD_ ?? "1048576"
     },
     { [`${prefix}_PORT`]: String(port), [`${prefix}_HOST`]: "127.0.0.1", DATA_DIR: options.dataDir },
     options.env ?? {}
