@@ -8,18 +8,10 @@ import { Effect } from "effect"
 import { existsSync, mkdirSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { newDataDir } from "../../src/layers/Test.ts"
+import { isRunning } from "../../src/services/common/Processes.ts"
 import { awaitExit, freePort, startService } from "../support/processes.ts"
 
 const CACHE = join(process.cwd(), "node_modules", ".cache", "docstack")
-
-const isRunning = (pid: number) => {
-  try {
-    process.kill(pid, 0)
-    return true
-  } catch {
-    return false
-  }
-}
 
 describe("scripts/start.mjs", () => {
   it.scoped(

@@ -7,6 +7,7 @@ import { Effect } from "effect"
 import { execFileSync } from "node:child_process"
 import { readFileSync } from "node:fs"
 import { isolatedDatabaseUrl, newDataDir } from "../../../src/layers/Test.ts"
+import { isRunning } from "../../../src/services/common/Processes.ts"
 import { defaultBackend } from "../../support/backends.ts"
 import { call, corpusFile, uploadOk } from "../../support/http.ts"
 import { awaitExit, freePort, sleep, startService } from "../../support/processes.ts"
@@ -36,15 +37,6 @@ const officeProcessesUnder = (root: number) => {
     }
   }
   return under.filter((pid) => command(pid).includes("soffice.bin"))
-}
-
-const isRunning = (pid: number) => {
-  try {
-    process.kill(pid, 0)
-    return true
-  } catch {
-    return false
-  }
 }
 
 /** A broker process on a fresh data directory (and schema), converting the 872-page handbook: its order is PROCESSING. */
