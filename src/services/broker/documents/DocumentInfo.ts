@@ -119,15 +119,17 @@ export class DocumentInfo extends Effect.Service<DocumentInfo>()("docstack/Docum
             children: childrenOf(target, target.entries)
           } satisfies DocumentContainer
         }
-        const doc = yield* resolver.ready(documentId)
+        const doc = yield* resolver.readyTarget(documentId, target)
         const pages = yield* resolver.pagesOf(doc)
+        // Made without validating again (`true`): the page records were decoded from the database,
+        // and checking hundreds of pages field by field cost more than the rest of the request.
         return new DocumentPageLayout({
           type: `${LAYOUT_TYPE_PREFIX}DocumentPageLayout`,
           documentId: doc.id,
           documentTitle: doc.title,
           mimeType: doc.mimeType,
-          pageDimensionsList: pages.map((p) => new PageDimensions({ ...p, pageLayers: null }))
-        })
+          pageDimensionsList: pages.map((p) => new PageDimensions({ ...p, pageLayers: null }, true))
+        }, true)
       })
     }
   }),

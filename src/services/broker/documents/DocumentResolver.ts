@@ -167,15 +167,23 @@ export class DocumentResolver extends Effect.Service<DocumentResolver>()("docsta
         }
       })
 
+    /**
+     * The document `resolve` found, with its rendition ready: what every request about pages needs.
+     * Read again only when a conversion had to be awaited (its rendition is then in the record).
+     */
+    const readyTarget = (documentId: string, target: Target) =>
+      Effect.gen(function*() {
+        if (target.kind === "container") return yield* notPages(target)
+        const { doc, detected } = target
+        if (doc.renditionHash || doc.registeredPages || !isConvertible(detected)) return doc
+        yield* awaitConversion(doc)
+        const again = yield* resolve(documentId)
+        return again.kind === "document" ? again.doc : yield* notPages(again)
+      })
+
     /** The document with its rendition ready: what every request about pages needs. */
     const ready = Effect.fn("DocumentResolver.ready")(function*(documentId: string) {
-      const target = yield* resolve(documentId)
-      if (target.kind === "container") return yield* notPages(target)
-      const { doc, detected } = target
-      if (doc.renditionHash || doc.registeredPages || !isConvertible(detected)) return doc
-      yield* awaitConversion(doc)
-      const again = yield* resolve(documentId)
-      return again.kind === "document" ? again.doc : yield* notPages(again)
+      return yield* readyTarget(documentId, yield* resolve(documentId))
     })
 
     const pagesOf = (doc: DocumentRecord): Effect.Effect<ReadonlyArray<PageRecord>, DocumentProcessingFailed> => {
@@ -230,6 +238,7 @@ export class DocumentResolver extends Effect.Service<DocumentResolver>()("docsta
     return {
       resolve,
       ready,
+      readyTarget,
       pagesOf,
       renditionHashOf,
       pdfOf,

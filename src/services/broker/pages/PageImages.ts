@@ -12,12 +12,12 @@ import {
   type PageImageDescriptor,
   PageImageDescriptorFromString
 } from "../../../schemas/broker/PageImage.ts"
+import { BlobStore } from "../../common/BlobStore.ts"
 import { DerivedCache } from "../../common/DerivedCache.ts"
 import { makeMemoryCache } from "../../common/MemoryCache.ts"
 import { pageImageName, Renditions } from "../conversion/Renditions.ts"
 import { DocumentResolver, processingFailed } from "../documents/DocumentResolver.ts"
 import { PdfEngine } from "../engine/PdfEngine.ts"
-import type { PdfSource } from "../engine/PdfRequest.ts"
 import { RenderPage } from "./PageRequests.ts"
 
 export const PageImagesConfig = Config.all({
@@ -31,27 +31,34 @@ export class PageImages extends Effect.Service<PageImages>()("docstack/PageImage
     const config = yield* PageImagesConfig
     const resolver = yield* DocumentResolver
     const derived = yield* DerivedCache
+    const blobs = yield* BlobStore
     const engine = yield* PdfEngine
     const { defaultDescriptor } = yield* Renditions
 
-    /** The engine's drawing of a page, kept in the derived cache. */
-    const render = (source: PdfSource, page: number, descriptor: PageImageDescriptor) =>
+    /** The engine's drawing of a page of the PDF with this hash, kept in the derived cache. */
+    const render = (hash: string, page: number, descriptor: PageImageDescriptor) =>
       derived.bytes(
-        source.hash,
+        hash,
         pageImageName(page, descriptor),
-        engine.run(new RenderPage({ ...source, page, ...engine.renderSettings(descriptor) }))
+        blobs.localPath(hash).pipe(
+          Effect.flatMap((path) =>
+            engine.run(new RenderPage({ hash, path, page, ...engine.renderSettings(descriptor) }))
+          )
+        )
       )
 
     // Recent page images stay in memory within PAGE_IMAGE_MEMORY_CACHE_BYTES, and concurrent
-    // requests for one image share one drawing (or one reading from disk).
+    // requests for one image share one drawing (or one reading from disk). An image is kept by the
+    // hash of its PDF: where that PDF lies is looked up (a stat, about 0.3 ms of the event loop's
+    // time) only when the image is not in memory.
     const recent = yield* makeMemoryCache({
       capacity: config.pageImageMemoryCacheBytes,
       weigh: (png: Uint8Array) => png.byteLength,
       lookup: (key: string) => {
-        const [hash, path, page, descriptor] = JSON.parse(key) as [string, string, number, string]
+        const [hash, page, descriptor] = JSON.parse(key) as [string, number, string]
         return Schema.decode(PageImageDescriptorFromString)(descriptor).pipe(
           Effect.orDie,
-          Effect.flatMap((d) => render({ hash, path }, page, d))
+          Effect.flatMap((d) => render(hash, page, d))
         )
       }
     })
@@ -112,8 +119,8 @@ export class PageImages extends Effect.Service<PageImages>()("docstack/PageImage
                 `A ${descriptor.width}x${height} image has more pixels than the limit of ${engine.maxImagePixels} (MAX_IMAGE_PIXELS)`
             })
           }
-          const pdf = yield* resolver.pdfOf(doc)
-          const png = yield* recent.get(JSON.stringify([pdf.hash, pdf.path, page, descriptor.key])).pipe(
+          const hash = yield* resolver.renditionHashOf(doc)
+          const png = yield* recent.get(JSON.stringify([hash, page, descriptor.key])).pipe(
             Effect.mapError(processingFailed(doc.id))
           )
           return crop === undefined ? png : yield* cropped(png, crop)
