@@ -5,6 +5,8 @@
 import { expect } from "@effect/vitest"
 import { Effect } from "effect"
 import { createParser, type EventSourceMessage } from "eventsource-parser"
+import { GatewayUrl } from "../../src/layers/Test.ts"
+import { FakeLlmServer } from "./fake-llm.ts"
 import { call } from "./http.ts"
 
 /** Trusted headers for a tenant, a user and (comma-separated) roles. */
@@ -74,3 +76,28 @@ export const useFakeProvider = (
       ...extra
     })
   )
+
+/** Tenant `tenant` with the MCP server at `url` (offered in requests) and the fake provider (tools on). */
+export const mcpTenant = (tenant: string, serverId: string, url: string) =>
+  Effect.gen(function*() {
+    const base = yield* GatewayUrl
+    const fake = yield* FakeLlmServer
+    const headers = as(tenant, "admin")
+    const server = yield* call(
+      `${base}/api/v1/admin/mcp/mcp-conf`,
+      json(headers, { id: serverId, url, useInRequests: true })
+    )
+    expect(server.status, server.text).toBe(201)
+    const provider = yield* useFakeProvider(base, fake.url, headers, { capabilities: { tools: true } })
+    expect(provider.status, provider.text).toBe(201)
+    const ask = (question: string) =>
+      Effect.gen(function*() {
+        const reply = yield* call(
+          `${base}/api/v1/requests`,
+          json(headers, { inputs: [{ role: "user", content: [{ type: "text", value: question }] }] })
+        )
+        expect(reply.status, reply.text).toBe(201)
+        return reply.json
+      })
+    return { base, fake, headers, ask }
+  })

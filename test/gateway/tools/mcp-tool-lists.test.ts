@@ -6,11 +6,11 @@
  */
 import { expect, layer } from "@effect/vitest"
 import { Effect, Layer } from "effect"
-import { gatewayTestLayer, GatewayUrl } from "../../../src/layers/Test.ts"
+import { gatewayTestLayer } from "../../../src/layers/Test.ts"
 import { defaultBackend } from "../../support/backends.ts"
 import { startCountingProxy } from "../../support/counting-proxy.ts"
 import { type FakeLlm, FakeLlmServer } from "../../support/fake-llm.ts"
-import { as, json, useFakeProvider } from "../../support/gateway.ts"
+import { mcpTenant } from "../../support/gateway.ts"
 import { call } from "../../support/http.ts"
 import { startChangingMcpServer } from "../../support/mcp-changing.ts"
 import { startEverything } from "../../support/mcp-everything.ts"
@@ -21,31 +21,6 @@ const gateway = (toolListTtl: string) =>
     gatewayTestLayer({ ...defaultBackend.config, GATEWAY_MCP_TOOL_LIST_TTL: toolListTtl }),
     FakeLlmServer.layer
   )
-
-/** Tenant `tenant` with the MCP server at `url` (offered in requests) and the fake provider (tools on). */
-const setup = (tenant: string, serverId: string, url: string) =>
-  Effect.gen(function*() {
-    const base = yield* GatewayUrl
-    const fake = yield* FakeLlmServer
-    const headers = as(tenant, "admin")
-    const server = yield* call(
-      `${base}/api/v1/admin/mcp/mcp-conf`,
-      json(headers, { id: serverId, url, useInRequests: true })
-    )
-    expect(server.status, server.text).toBe(201)
-    const provider = yield* useFakeProvider(base, fake.url, headers, { capabilities: { tools: true } })
-    expect(provider.status, provider.text).toBe(201)
-    const ask = (question: string) =>
-      Effect.gen(function*() {
-        const reply = yield* call(
-          `${base}/api/v1/requests`,
-          json(headers, { inputs: [{ role: "user", content: [{ type: "text", value: question }] }] })
-        )
-        expect(reply.status, reply.text).toBe(201)
-        return reply.json
-      })
-    return { base, fake, headers, ask }
-  })
 
 /** The tool names offered by the last request the fake received for `marker`. */
 const offered = (fake: FakeLlm, marker: string): Array<string> =>
@@ -60,7 +35,7 @@ layer(gateway(`${TTL_MS} millis`), { timeout: 120_000 })("a kept tool list expir
     Effect.gen(function*() {
       const server = yield* startEverything("streamableHttp")
       const proxy = yield* startCountingProxy(server.url)
-      const { ask, base, fake, headers } = yield* setup("kept", "counted", proxy.url)
+      const { ask, base, fake, headers } = yield* mcpTenant("kept", "counted", proxy.url)
       fake.scriptWhen("KEPT-LIST", { text: "Nothing to call." })
       yield* ask("KEPT-LIST one")
       yield* ask("KEPT-LIST two")
@@ -81,7 +56,7 @@ layer(gateway("10 minutes"), { timeout: 120_000 })("a changed tool list", (it) =
     Effect.gen(function*() {
       const server = yield* startChangingMcpServer
       const proxy = yield* startCountingProxy(server.url)
-      const { ask, fake } = yield* setup("changing", "changing", proxy.url)
+      const { ask, fake } = yield* mcpTenant("changing", "changing", proxy.url)
       fake.respond((body) => {
         const text = JSON.stringify(body)
         if (!text.includes("GROW-IT")) return undefined

@@ -57,13 +57,15 @@ export interface ChosenModel {
 export interface OfferedTools {
   readonly toolkit: Toolkit.WithHandler<Record<string, Tool.Any>>
   readonly resolve: boolean
+  /** How many of an answer's calls run at once. */
+  readonly concurrency: number
 }
 
 /** The options of one answer: the tools offered, or none. */
 const answerOptions = (prompt: Prompt.RawInput, tools: OfferedTools | undefined) =>
   tools === undefined
     ? { prompt, toolChoice: "none" as const }
-    : { prompt, toolkit: tools.toolkit, disableToolCallResolution: !tools.resolve }
+    : { prompt, toolkit: tools.toolkit, disableToolCallResolution: !tools.resolve, concurrency: tools.concurrency }
 
 /** Language models kept built; the least recently built is dropped past this many. */
 const BUILT_MODELS = 256

@@ -20,7 +20,12 @@ export const ToolLoopConfig = Config.all({
   /** Most answers with tool calls one request (or agent run without its own maxToolCycles) may take. */
   maxCycles: Config.integer("GATEWAY_TOOL_MAX_CYCLES").pipe(Config.withDefault(8)),
   /** Longest one tool call may take; past it the model reads that it timed out. */
-  callTimeout: durationConfig("GATEWAY_TOOL_CALL_TIMEOUT", "60 seconds")
+  callTimeout: durationConfig("GATEWAY_TOOL_CALL_TIMEOUT", "60 seconds"),
+  /**
+   * Calls of one answer run at once, up to this many: a model that asks for three pages' text
+   * waits for the slowest, not for the sum.
+   */
+  callConcurrency: Config.integer("GATEWAY_TOOL_CONCURRENCY").pipe(Config.withDefault(4))
 })
 
 /** What a loop did, kept by its caller whatever the loop's end (answered, failed, stopped). */
@@ -63,7 +68,12 @@ export class ToolLoop extends Effect.Service<ToolLoop>()("gateway/ToolLoop", {
     const llm = yield* Llm
     const settings = yield* ToolLoopConfig
 
-    /** The toolkit of one cycle: each call run with its timeout, its result (or failure) journaled and given to the model. */
+    /**
+     * The toolkit of one cycle: each call run with its timeout, its result (or failure) journaled
+     * and given to the model. The calls of an answer start in its order, and each takes its place
+     * in the journal as it starts, so the trace keeps that order while they run at once; a call
+     * cut off (the generation stopped) stays in it as not answered.
+     */
     const toolkitOf = (tools: ReadonlyArray<GatewayTool>, cycle: number, journal: ToolJournal): AnyToolkit => {
       const named = byWireName(tools)
       const definitions: Record<string, Tool.Any> = {}
@@ -79,6 +89,8 @@ export class ToolLoop extends Effect.Service<ToolLoop>()("gateway/ToolLoop", {
         Effect.gen(function*() {
           const tool = named.get(name)
           const started = Date.now()
+          const entry = { cycle, tool: tool?.name ?? name, arguments: params, durationMs: 0 }
+          const slot = journal.calls.push({ ...entry, error: "Stopped before it answered" }) - 1
           const outcome = tool === undefined
             ? new ToolFailed({ message: `There is no tool '${name}'` })
             : yield* tool.call(params).pipe(
@@ -91,13 +103,13 @@ export class ToolLoop extends Effect.Service<ToolLoop>()("gateway/ToolLoop", {
               }),
               Effect.merge
             )
-          const entry = { cycle, tool: tool?.name ?? name, arguments: params, durationMs: Date.now() - started }
+          const ended = { ...entry, durationMs: Date.now() - started }
           if (outcome instanceof ToolFailed) {
-            journal.calls.push({ ...entry, error: outcome.message })
+            journal.calls[slot] = { ...ended, error: outcome.message }
             const result = { error: outcome.message }
             return { isFailure: true, result, encodedResult: result }
           }
-          journal.calls.push({ ...entry, result: outcome.result })
+          journal.calls[slot] = { ...ended, result: outcome.result }
           journal.sources.push(...outcome.sources ?? [])
           if (outcome.image) journal.images.push(outcome.image)
           return { isFailure: false, result: outcome.result, encodedResult: outcome.result }
@@ -107,7 +119,8 @@ export class ToolLoop extends Effect.Service<ToolLoop>()("gateway/ToolLoop", {
 
     const offer = (loop: LoopTools, cycle: number): OfferedTools => ({
       toolkit: toolkitOf(loop.tools, cycle, loop.journal),
-      resolve: cycle <= (loop.maxCycles ?? settings.maxCycles)
+      resolve: cycle <= (loop.maxCycles ?? settings.maxCycles),
+      concurrency: Math.max(1, settings.callConcurrency)
     })
 
     /** The next question: the model's answer with its calls, the tools' results, then the images they returned. */
