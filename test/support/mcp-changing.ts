@@ -93,4 +93,10 @@ const startMcpServer = (sessionServer: () => McpServer) =>
 
 export const startChangingMcpServer = startMcpServer(changingServer)
 
-export const startMeetingMcpServer = Effect.suspend(() => startMcpServer(meetingServer({ count: 0 })))
+/** Its URL, and how many calls of `meet` are under way now. */
+export const startMeetingMcpServer = Effect.suspend(() => {
+  const present = { count: 0 }
+  return startMcpServer(meetingServer(present)).pipe(
+    Effect.map((server) => ({ ...server, meeting: () => present.count }))
+  )
+})
