@@ -4,9 +4,12 @@
  */
 import { Config, Duration } from "effect"
 
-export const durationConfig = (name: string, fallback: Duration.DurationInput) =>
+/** A duration setting with no default, for one whose default depends on other settings. */
+export const durationSetting = (name: string) =>
   Config.number(name).pipe(
     Config.map(Duration.seconds),
-    Config.orElse(() => Config.duration(name)),
-    Config.withDefault(Duration.decode(fallback))
+    Config.orElse(() => Config.duration(name))
   )
+
+export const durationConfig = (name: string, fallback: Duration.DurationInput) =>
+  durationSetting(name).pipe(Config.withDefault(Duration.decode(fallback)))
