@@ -20,6 +20,16 @@ const alice = as("acme", "alice")
 const gatewayAt = (config: Record<string, string>) =>
   Layer.build(gatewayTestLayer(config)).pipe(Effect.map((context) => Context.get(context, GatewayUrl)))
 
+/** The fake provider, and two gateways on one fresh schema of the database, as behind a load balancer. */
+const twoGateways = Effect.gen(function*() {
+  const fake = yield* FakeLlmServer.scoped
+  const database = yield* isolatedDatabaseUrl(databaseUrl!)
+  const config = { DATABASE_URL: database.url, GATEWAY_MASTER_KEY: "shared-master-key" }
+  const first = yield* gatewayAt({ ...config, DATA_DIR: newDataDir() })
+  const second = yield* gatewayAt({ ...config, DATA_DIR: newDataDir() })
+  return { fake, database, config, first, second }
+})
+
 /** What the gateways of `schema` say to each other, as a listener of their NOTIFY channel hears it. */
 const overhear = (url: string, schema: string) =>
   Effect.gen(function*() {
@@ -60,11 +70,7 @@ describe("several gateways on one database", () => {
     "a stop sent to another instance stops the generation and closes the upstream call",
     () =>
       Effect.gen(function*() {
-        const fake = yield* FakeLlmServer.scoped
-        const database = yield* isolatedDatabaseUrl(databaseUrl!)
-        const config = { DATABASE_URL: database.url, GATEWAY_MASTER_KEY: "shared-master-key" }
-        const first = yield* gatewayAt({ ...config, DATA_DIR: newDataDir() })
-        const second = yield* gatewayAt({ ...config, DATA_DIR: newDataDir() })
+        const { fake, first, second } = yield* twoGateways
         yield* call(
           `${first}/api/v1/admin/llm/provider-conf`,
           json(alice, {
@@ -119,11 +125,7 @@ describe("several gateways on one database", () => {
     "a user's WebSocket on one instance carries what another streams, in order and whole; only users with a channel there cross the database",
     () =>
       Effect.gen(function*() {
-        const fake = yield* FakeLlmServer.scoped
-        const database = yield* isolatedDatabaseUrl(databaseUrl!)
-        const config = { DATABASE_URL: database.url, GATEWAY_MASTER_KEY: "shared-master-key" }
-        const first = yield* gatewayAt({ ...config, DATA_DIR: newDataDir() })
-        const second = yield* gatewayAt({ ...config, DATA_DIR: newDataDir() })
+        const { config, database, fake, first, second } = yield* twoGateways
         // Another deployment in another schema of the same database, with a user of the same name.
         const elsewhere = yield* isolatedDatabaseUrl(databaseUrl!)
         const other = yield* gatewayAt({ ...config, DATABASE_URL: elsewhere.url, DATA_DIR: newDataDir() })
