@@ -94,7 +94,7 @@ const keyOf = (tenantId: string, userId: string) => `${tenantId}\u0000${userId}`
 const ownerOf = ([tenantId, userId]: UserKey): Owner => ({ tenantId, userId })
 
 /** The notifications that carry `messages`: as many to one as fit, a message too large for one in pieces. */
-export const payloadsOf = (from: string, messages: ReadonlyArray<Message>, nextPieceId: () => number) => {
+const payloadsOf = (from: string, messages: ReadonlyArray<Message>, nextPieceId: () => number) => {
   const payloads: Array<string> = []
   let batch: Array<Message> = []
   const flush = () => {
