@@ -21,14 +21,15 @@ const gatewayAt = (config: Record<string, string>) =>
   Layer.build(gatewayTestLayer(config)).pipe(Effect.map((context) => Context.get(context, GatewayUrl)))
 
 /** The fake provider, and two gateways on one fresh schema of the database, as behind a load balancer. */
-const twoGateways = Effect.gen(function*() {
-  const fake = yield* FakeLlmServer.scoped
-  const database = yield* isolatedDatabaseUrl(databaseUrl!)
-  const config = { DATABASE_URL: database.url, GATEWAY_MASTER_KEY: "shared-master-key" }
-  const first = yield* gatewayAt({ ...config, DATA_DIR: newDataDir() })
-  const second = yield* gatewayAt({ ...config, DATA_DIR: newDataDir() })
-  return { fake, database, config, first, second }
-})
+const twoGateways = (firstConfig: Record<string, string> = {}) =>
+  Effect.gen(function*() {
+    const fake = yield* FakeLlmServer.scoped
+    const database = yield* isolatedDatabaseUrl(databaseUrl!)
+    const config = { DATABASE_URL: database.url, GATEWAY_MASTER_KEY: "shared-master-key" }
+    const first = yield* gatewayAt({ ...config, ...firstConfig, DATA_DIR: newDataDir() })
+    const second = yield* gatewayAt({ ...config, DATA_DIR: newDataDir() })
+    return { fake, database, config, first, second }
+  })
 
 /** What the gateways of `schema` say to each other, as a listener of their NOTIFY channel hears it. */
 const overhear = (url: string, schema: string) =>
@@ -51,6 +52,10 @@ const overhear = (url: string, schema: string) =>
     return heard
   })
 
+/** Whether an instance has said it holds a channel of `user`. */
+const says = (heard: ReadonlyArray<any>, user: string) =>
+  heard.some((p) => (p.messages ?? []).some((m: any) => m.k === "present" && m.users.some((u: any) => u[1] === user)))
+
 /** The users whose events were passed on whole (a piece's message is not read here). */
 const relayedUsers = (heard: ReadonlyArray<any>) =>
   heard.flatMap((p) => (p.messages ?? []).filter((m: any) => m.k === "events").map((m: any) => m.user.join("/")))
@@ -70,7 +75,7 @@ describe("several gateways on one database", () => {
     "a stop sent to another instance stops the generation and closes the upstream call",
     () =>
       Effect.gen(function*() {
-        const { fake, first, second } = yield* twoGateways
+        const { fake, first, second } = yield* twoGateways()
         yield* call(
           `${first}/api/v1/admin/llm/provider-conf`,
           json(alice, {
@@ -125,7 +130,7 @@ describe("several gateways on one database", () => {
     "a user's WebSocket on one instance carries what another streams, in order and whole; only users with a channel there cross the database",
     () =>
       Effect.gen(function*() {
-        const { config, database, fake, first, second } = yield* twoGateways
+        const { config, database, fake, first, second } = yield* twoGateways()
         // Another deployment in another schema of the same database, with a user of the same name.
         const elsewhere = yield* isolatedDatabaseUrl(databaseUrl!)
         const other = yield* gatewayAt({ ...config, DATABASE_URL: elsewhere.url, DATA_DIR: newDataDir() })
@@ -137,12 +142,8 @@ describe("several gateways on one database", () => {
         const bobs = yield* openChannel(`${ws(second)}/ws/bob`, bob)
         const namesake = yield* openChannel(`${ws(other)}/ws/alice`, alice)
         expect([alices.opened(), bobs.opened(), namesake.opened()]).toEqual([true, true, true])
-        const says = (user: string) =>
-          heard.some((p) =>
-            (p.messages ?? []).some((m: any) => m.k === "present" && m.users.some((u: any) => u[1] === user))
-          )
         yield* eventually(
-          () => says("alice") && says("bob"),
+          () => says(heard, "alice") && says(heard, "bob"),
           10_000,
           "the second instance to say whose channels it holds"
         )
@@ -170,6 +171,25 @@ describe("several gateways on one database", () => {
         expect(relayedUsers(heard)).not.toContain("acme/carol")
         expect(relayedUsers(heard)).toContain("acme/bob")
         expect(namesake.messages).toEqual([])
+      }),
+    { timeout: 120_000 }
+  )
+
+  it.scoped.skipIf(!databaseUrl)(
+    "events that cannot wait for the database close the user's channels on the other instance rather than leave a hole",
+    () =>
+      Effect.gen(function*() {
+        // No room at all for messages waiting on the first instance: every relayed event overflows.
+        const { database, fake, first, second } = yield* twoGateways({ CHANNEL_RELAY_QUEUE: "0" })
+        yield* useFakeProvider(first, fake.url, as("acme", "admin"))
+        const heard = yield* overhear(database.url, database.schema)
+        const alices = yield* openChannel(`${second.replace(/^http/, "ws")}/ws/alice`, alice)
+        expect(alices.opened()).toBe(true)
+        yield* eventually(() => says(heard, "alice"), 10_000, "the second instance to say it holds Alice's channel")
+        fake.script({ text: "Lost on the way.", chunks: 3, delayMs: 20 })
+        yield* streamedOn(first, alice, "Overflow")
+        yield* eventually(() => alices.closed(), 10_000, "Alice's channel on the second instance to close")
+        expect(alices.messages).toEqual([])
       }),
     { timeout: 120_000 }
   )

@@ -11,6 +11,8 @@ export interface Channel {
   readonly messages: Array<any>
   /** Whether the handshake succeeded. */
   readonly opened: () => boolean
+  /** Whether the server closed it (or the handshake failed). */
+  readonly closed: () => boolean
   readonly close: () => void
 }
 
@@ -21,7 +23,9 @@ export const openChannel = (url: string, headers: Record<string, string>) =>
       const socket = new WebSocket(url, { headers })
       const messages: Array<any> = []
       let opened = false
-      const channel = { messages, opened: () => opened, close: () => socket.close() }
+      let closed = false
+      const channel = { messages, opened: () => opened, closed: () => closed, close: () => socket.close() }
+      socket.addEventListener("close", () => (closed = true))
       socket.addEventListener("message", (event) => messages.push(JSON.parse(String(event.data))))
       socket.addEventListener("open", () => {
         opened = true

@@ -267,6 +267,7 @@ export const channelRelay = (local: LocalChannels) =>
         if (!listenedElsewhere(key)) return
         if (outbox.length >= config.queue) {
           resets.set(key, [owner.tenantId, owner.userId])
+          Queue.unsafeOffer(wake, undefined)
           return
         }
         send({ k: "events", user: [owner.tenantId, owner.userId], generation, events })
