@@ -33,6 +33,7 @@ const utf8 = new TextDecoder()
 /** Characters of the scripts written right to left (Hebrew, Arabic, Syriac, Thaana, NKo, and their presentation forms). */
 const RIGHT_TO_LEFT = /[\u0590-\u08ff\ufb1d-\ufdff\ufe70-\ufefc]/u
 const LINE_END = new Set([0x0a, 0x0d])
+const SPACE = 0x20
 const HYPHEN_AT_LINE_END = 0x02
 
 const round2 = (n: number) => Math.round(n * 100) / 100
@@ -155,20 +156,23 @@ const readTextPositions = (pdfium: Pdfium, page: number, pageNumber: number): Ar
     const toX = (x: number, y: number) => ma * x + mc * y + me
     const toY = (x: number, y: number) => mb * x + md * y + mf
     const fonts = new Map<number, FontMetrics>()
-    const fontOf = (index: number) => {
-      const object = raw.FPDFText_GetTextObject(textPage, index)
-      const font = object === 0 ? 0 : raw.FPDFTextObj_GetFont(object)
-      if (!fonts.has(font)) fonts.set(font, metricsOf(pdfium, textPage, index, font, buffer))
-      return font
-    }
+    // The font and its size belong to the text object, whose characters come one after another:
+    // asked once per object, not per character (each call into the module costs, most of all
+    // before the JIT has warmed up). The matrix is asked per character: an object of a form drawn
+    // twice has two.
+    let object = -1
+    let font = 0
+    let size = 0
 
     const runs: Array<Run> = []
     let run: Run | undefined
     const count = raw.FPDFText_CountChars(textPage)
     for (let i = 0; i < count; i++) {
       const code = raw.FPDFText_GetUnicode(textPage, i)
-      if (raw.FPDFText_IsGenerated(textPage, i) === 1) {
-        if (run !== undefined && LINE_END.has(code)) run.endsLine = true
+      // PDFium makes up only spaces and line ends, so only they are asked about.
+      const mayBeGenerated = code === SPACE || LINE_END.has(code)
+      if (mayBeGenerated && raw.FPDFText_IsGenerated(textPage, i) === 1) {
+        if (run !== undefined && code !== SPACE) run.endsLine = true
         continue
       }
       if (LINE_END.has(code) || code === 0 || code > 0x10ffff) continue
@@ -198,6 +202,13 @@ const readTextPositions = (pdfium: Pdfium, page: number, pageNumber: number): Ar
       const norm = Math.hypot(dx, dy) || 1
       // PDFium's size is the one the file sets (Tf); the matrix may scale it, as pdf.js counts it.
       const scale = Math.hypot(ma * cc + mc * cd, mb * cc + md * cd)
+      const textObject = raw.FPDFText_GetTextObject(textPage, i)
+      if (textObject !== object) {
+        object = textObject
+        font = object === 0 ? 0 : raw.FPDFTextObj_GetFont(object)
+        size = raw.FPDFText_GetFontSize(textPage, i)
+        if (!fonts.has(font)) fonts.set(font, metricsOf(pdfium, textPage, i, font, buffer))
+      }
       const glyph: Glyph = {
         text,
         x: toX(ox, oy),
@@ -206,8 +217,8 @@ const readTextPositions = (pdfium: Pdfium, page: number, pageNumber: number): Ar
         top: Math.min(y0, y1),
         right: Math.max(x0, x1),
         bottom: Math.max(y0, y1),
-        fontSize: raw.FPDFText_GetFontSize(textPage, i) * scale,
-        font: fontOf(i),
+        fontSize: size * scale,
+        font,
         alongX: dx / norm,
         alongY: dy / norm
       }
