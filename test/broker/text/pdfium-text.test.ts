@@ -122,6 +122,52 @@ describe("text positions read by PDFium", () => {
     expect(unified.individualWidths[at]).toBeCloseTo(unified.individualWidths[at + 1]!, 1)
   })
 
+  it("gives each run the size its text is set in, as mutool reads it (tracemonkey.pdf p1: title, authors, marks, body)", async () => {
+    const runs = await runsOf("tracemonkey.pdf", 0)
+    const stext = execFileSync("mutool", ["draw", "-q", "-F", "stext", "-o", "-", PDF_DIR + "tracemonkey.pdf", "1"], {
+      encoding: "utf8",
+      stdio: ["ignore", "pipe", "ignore"]
+    })
+    const mutoolSizes = new Set(
+      Array.from(
+        stext.matchAll(/<font name="[^"]*" size="([\d.]+)"/g),
+        ([, size]) => Math.round(Number(size) * 100) / 100
+      )
+    )
+    expect(new Set(runs.map((run) => run.fontSize))).toEqual(mutoolSizes)
+    expect(runs.find((run) => run.text.startsWith("Trace-based"))!.fontSize).toBe(17.93)
+    expect(runs.find((run) => run.text === "Andreas Gal")!.fontSize).toBe(10.96)
+    expect(runs.find((run) => run.text === "∗")!.fontSize).toBe(7.97)
+  })
+
+  it("takes no space PDFium makes up as text: each word of a justified line is one run, as poppler finds it (DA-619p.pdf p9)", async () => {
+    // The line is set word by word with wide gaps; PDFium puts a space of its own in each gap.
+    const runs = await runsOf("DA-619p.pdf", 8)
+    const first = runs.findIndex((run) => run.text === "however,")
+    const line = runs.slice(first).filter((run) => Math.abs(run.position.y - runs[first]!.position.y) < 1)
+    expect(line.map((run) => run.text)).toEqual(
+      [
+        "however,",
+        "become",
+        "the",
+        "grotesque",
+        "broodmothers.",
+        "These",
+        "giant,",
+        "twisted",
+        "behemoths",
+        "birth",
+        "many"
+      ]
+    )
+    const words = popplerWords(PDF_DIR + "DA-619p.pdf", 8)
+    for (const run of line) {
+      expect(words.some((word) => word.text === run.text && Math.abs(word.x0 - run.position.x) < 1), run.text).toBe(
+        true
+      )
+    }
+  })
+
   it("reads right-to-left text in reading order, each word one run flagged right to left (ArabicCIDTrueType.pdf)", async () => {
     const runs = await runsOf("ArabicCIDTrueType.pdf", 0)
     const popplerLine = execFileSync("pdftotext", ["-f", "1", "-l", "1", PDF_DIR + "ArabicCIDTrueType.pdf", "-"], {
