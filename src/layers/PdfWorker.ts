@@ -8,25 +8,16 @@ import * as NodeWorkerRunner from "@effect/platform-node/NodeWorkerRunner"
 import * as WorkerRunner from "@effect/platform/WorkerRunner"
 import { Layer, Schema } from "effect"
 import { ReadAnnotations } from "../services/broker/annotations/AnnotationRequests.ts"
-import { annotationHandlers } from "../services/broker/annotations/AnnotationWorker.ts"
 import { Compare, DiffText } from "../services/broker/comparisons/CompareRequests.ts"
-import { compareHandlers } from "../services/broker/comparisons/CompareWorker.ts"
 import { ReadMessage } from "../services/broker/composite/MessageRequests.ts"
-import { messageHandlers } from "../services/broker/composite/MessageWorker.ts"
 import { Analyze } from "../services/broker/conversion/PdfAnalysis.ts"
-import { analysisHandlers } from "../services/broker/conversion/PdfAnalysisWorker.ts"
 import { MergePdfs } from "../services/broker/documents/MergeRequests.ts"
-import { mergeHandlers } from "../services/broker/documents/MergeWorker.ts"
+import { loadedOnFirstRequest } from "../services/broker/engine/FeatureHandlers.ts"
 import { ReadDestinations, ReadOutline } from "../services/broker/outline/OutlineRequests.ts"
-import { outlineHandlers } from "../services/broker/outline/OutlineWorker.ts"
 import { RenderPage } from "../services/broker/pages/PageRequests.ts"
-import { pageHandlers } from "../services/broker/pages/PageWorker.ts"
 import { VerifySignatures } from "../services/broker/signatures/SignatureRequests.ts"
-import { signatureHandlers } from "../services/broker/signatures/SignatureWorker.ts"
 import { ExtractText, SearchPages } from "../services/broker/text/TextRequests.ts"
-import { textHandlers } from "../services/broker/text/TextWorker.ts"
 import { Transform } from "../services/broker/transformations/TransformRequests.ts"
-import { transformHandlers } from "../services/broker/transformations/TransformWorker.ts"
 
 const BrokerPdfRequest = Schema.Union(
   Analyze,
@@ -45,16 +36,46 @@ const BrokerPdfRequest = Schema.Union(
 )
 
 const handlers = WorkerRunner.layerSerialized(BrokerPdfRequest, {
-  ...analysisHandlers,
-  ...pageHandlers,
-  ...textHandlers,
-  ...outlineHandlers,
-  ...annotationHandlers,
-  ...signatureHandlers,
-  ...messageHandlers,
-  ...mergeHandlers,
-  ...transformHandlers,
-  ...compareHandlers
+  ...loadedOnFirstRequest(
+    [Analyze],
+    () => import("../services/broker/conversion/PdfAnalysisWorker.ts").then((m) => m.analysisHandlers)
+  ),
+  ...loadedOnFirstRequest(
+    [RenderPage],
+    () => import("../services/broker/pages/PageWorker.ts").then((m) => m.pageHandlers)
+  ),
+  ...loadedOnFirstRequest(
+    [ExtractText, SearchPages],
+    () => import("../services/broker/text/TextWorker.ts").then((m) => m.textHandlers)
+  ),
+  ...loadedOnFirstRequest(
+    [ReadOutline, ReadDestinations],
+    () => import("../services/broker/outline/OutlineWorker.ts").then((m) => m.outlineHandlers)
+  ),
+  ...loadedOnFirstRequest(
+    [ReadAnnotations],
+    () => import("../services/broker/annotations/AnnotationWorker.ts").then((m) => m.annotationHandlers)
+  ),
+  ...loadedOnFirstRequest(
+    [VerifySignatures],
+    () => import("../services/broker/signatures/SignatureWorker.ts").then((m) => m.signatureHandlers)
+  ),
+  ...loadedOnFirstRequest(
+    [ReadMessage],
+    () => import("../services/broker/composite/MessageWorker.ts").then((m) => m.messageHandlers)
+  ),
+  ...loadedOnFirstRequest(
+    [MergePdfs],
+    () => import("../services/broker/documents/MergeWorker.ts").then((m) => m.mergeHandlers)
+  ),
+  ...loadedOnFirstRequest(
+    [Transform],
+    () => import("../services/broker/transformations/TransformWorker.ts").then((m) => m.transformHandlers)
+  ),
+  ...loadedOnFirstRequest(
+    [Compare, DiffText],
+    () => import("../services/broker/comparisons/CompareWorker.ts").then((m) => m.compareHandlers)
+  )
 })
 
 NodeRuntime.runMain(WorkerRunner.launch(Layer.provide(handlers, NodeWorkerRunner.layer)))

@@ -88,7 +88,7 @@ export class PdfEngine extends Effect.Service<PdfEngine>()("docstack/PdfEngine",
     const setup = yield* PdfWorkerSetup
     const bundle = yield* Effect.acquireRelease(
       Effect.promise(() => buildWorkerBundle(setup.entry)),
-      (file) => Effect.sync(() => rmSync(file, { force: true }))
+      ({ folder }) => Effect.sync(() => rmSync(folder, { recursive: true, force: true }))
     )
     let threadsRunning = 0
     const pool = yield* Worker.makePoolSerialized<Schema.TaggedRequest.All>({
@@ -100,7 +100,7 @@ export class PdfEngine extends Effect.Service<PdfEngine>()("docstack/PdfEngine",
       Effect.provideService(
         Worker.Spawner,
         () => {
-          const thread = new WorkerThread(bundle, {
+          const thread = new WorkerThread(bundle.entry, {
             // The bundle is plain JavaScript: none of the parent's loader flags (tsx's, about 60 MB a thread).
             execArgv: [],
             workerData: setup.settings,

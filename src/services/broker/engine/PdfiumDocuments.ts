@@ -13,7 +13,7 @@ import { Lru } from "../../common/Lru.ts"
 import { FPDF_ERR_PASSWORD, free, heap, loadErrorText, malloc, type Pdfium, withPdfium } from "./Pdfium.ts"
 import { type PageOwner, PdfiumPages } from "./PdfiumPages.ts"
 import { PdfOpenFailed, PdfOperationFailed, type PdfSource } from "./PdfRequest.ts"
-import { workerSettings } from "./WorkerDocuments.ts"
+import { workerSettings } from "./WorkerSettings.ts"
 
 /** The engine's default (PdfEngine.ts), for a thread started without settings (a test's). */
 const { openDocumentBytes: OPEN_DOCUMENT_BYTES } = workerSettings("engine", { openDocumentBytes: 128 * 1024 * 1024 })

@@ -14,7 +14,7 @@ import { ANNOT_FLAG_HIDDEN, BITMAP_BGR, FPDF_ANNOT, FPDF_REVERSE_BYTE_ORDER, hea
 import { type PdfiumDocument, pdfiumStep, withPdfiumPage } from "./PdfiumDocuments.ts"
 import type { PdfSource, RenderSettings } from "./PdfRequest.ts"
 import { PixelBuffers } from "./PixelBuffers.ts"
-import { workerSettings } from "./WorkerDocuments.ts"
+import { workerSettings } from "./WorkerSettings.ts"
 
 /** The engine's default (PdfEngine.ts), for a thread started without settings (a test's). */
 const { imageThreadsPerOperation, pixelBufferBytes } = workerSettings("engine", {

@@ -1,8 +1,10 @@
 /**
- * The PDF worker (its entry and every feature's handlers it imports) as one JavaScript file, built
- * with esbuild when the engine starts (about a second).
- * Measured here: a worker thread running the TypeScript through the tsx loader holds about 275 MB;
- * the same code bundled holds about 100 MB. Built every start, so it can never be stale.
+ * The PDF worker (its entry and every feature's handlers it imports) as JavaScript, built with
+ * esbuild when the engine starts (about a second): the entry, and a module for each feature's
+ * handlers with the code only they use, which a thread imports on its first request for them
+ * (FeatureHandlers.ts). Measured here: a worker thread running the TypeScript through the tsx
+ * loader holds about 275 MB; the same code bundled holds about 100 MB. Built every start, so it can
+ * never be stale.
  */
 import { build, stop } from "esbuild"
 import { mkdirSync, readdirSync, rmSync } from "node:fs"
@@ -17,31 +19,46 @@ import { isRunning } from "../../common/Processes.ts"
  */
 const EXTERNAL = ["sharp", "@napi-rs/canvas", "pdfjs-dist", "pdf-lib", "@embedpdf/pdfium"]
 
-/** Bundles left by brokers that were killed before they could remove theirs (about 4 MB each). */
-const removeStaleBundles = (outDir: string) => {
-  for (const name of readdirSync(outDir)) {
-    const pid = /^pdf-worker-(\d+)\.mjs$/.exec(name)?.[1]
+/** Bundles left by brokers that were killed before they could remove theirs (about 5 MB each). */
+const removeStaleBundles = (cacheDir: string) => {
+  for (const name of readdirSync(cacheDir)) {
+    const pid = /^pdf-worker-(\d+)-\d+$/.exec(name)?.[1]
     if (pid !== undefined && Number(pid) !== process.pid && !isRunning(Number(pid))) {
-      rmSync(path.join(outDir, name), { force: true })
+      rmSync(path.join(cacheDir, name), { recursive: true, force: true })
     }
   }
 }
 
-/** Builds the bundle of `entry` into a file of this process's own (several brokers may share node_modules). */
-export const buildWorkerBundle = async (entry: URL): Promise<string> => {
+/** A bundle of the worker: its entry (the file a thread starts) and the folder that holds it and its modules. */
+export interface WorkerBundle {
+  readonly entry: string
+  readonly folder: string
+}
+
+/** Bundles this process built: two engines in one process (a test's) each keep their own. */
+let builds = 0
+
+/**
+ * Builds the bundle of `entry` into a folder of this process's own (several brokers may share
+ * node_modules). Removed when the engine stops, and not before: its threads import their feature
+ * modules from it as requests come.
+ */
+export const buildWorkerBundle = async (entry: URL): Promise<WorkerBundle> => {
   // Inside node_modules, so the bundle's imports of the external packages resolve as usual.
   const nodeModules = path.join(path.dirname(createRequire(import.meta.url).resolve("esbuild/package.json")), "..")
-  const outDir = path.join(nodeModules, ".cache", "docstack")
-  mkdirSync(outDir, { recursive: true })
-  removeStaleBundles(outDir)
-  const outfile = path.join(outDir, `pdf-worker-${process.pid}.mjs`)
+  const cacheDir = path.join(nodeModules, ".cache", "docstack")
+  mkdirSync(cacheDir, { recursive: true })
+  removeStaleBundles(cacheDir)
+  const folder = path.join(cacheDir, `pdf-worker-${process.pid}-${builds++}`)
   await build({
-    entryPoints: [fileURLToPath(entry)],
+    entryPoints: { "pdf-worker": fileURLToPath(entry) },
     bundle: true,
+    splitting: true,
     platform: "node",
     format: "esm",
     target: "node20",
-    outfile,
+    outdir: folder,
+    outExtension: { ".js": ".mjs" },
     external: EXTERNAL,
     logLevel: "warning",
     // Bundled CommonJS dependencies call require(); give the ES module one.
@@ -52,5 +69,5 @@ export const buildWorkerBundle = async (entry: URL): Promise<string> => {
   })
   // esbuild keeps a service process (about 200 MB) alive for further builds; there are none.
   await stop()
-  return outfile
+  return { entry: path.join(folder, "pdf-worker.mjs"), folder }
 }

@@ -1,22 +1,19 @@
 /**
- * Inside a PDF worker thread: the documents it keeps open (so that a page request never parses a
- * file again), how work on them fails, and the settings the engine handed the thread. Every
- * feature's worker handlers (`*Worker.ts`) stand on this.
+ * Inside a PDF worker thread: the documents it keeps open with pdf.js (so that a request never
+ * parses a file again), pdf-lib's loading, and how work on them fails. The features that read with
+ * pdf.js or pdf-lib stand on this; page images and text (PDFium) do not, so that a thread loads
+ * neither library until a request needs one (FeatureHandlers.ts).
  */
 import { Effect } from "effect"
 import { statSync } from "node:fs"
 import { readFile } from "node:fs/promises"
-import { workerData } from "node:worker_threads"
 import { PDFDocument } from "pdf-lib"
 import * as pdfjs from "pdfjs-dist/legacy/build/pdf.mjs"
 import type { PDFDocumentProxy } from "pdfjs-dist/types/src/display/api.js"
 import { Lru } from "../../common/Lru.ts"
 import { pdfjsResources } from "./PdfJsSetup.ts"
 import { PdfOpenFailed, PdfOperationFailed, type PdfSource } from "./PdfRequest.ts"
-
-/** A feature's settings as the engine handed them to the thread (PdfWorkerSetup), or `fallback` (a thread started by a test). */
-export const workerSettings = <A>(feature: string, fallback: A): A =>
-  (workerData?.[feature] as A | undefined) ?? fallback
+import { workerSettings } from "./WorkerSettings.ts"
 
 /** The engine's default (PdfEngine.ts), for a thread started without settings (a test's). */
 const { pdfjsDocumentBytes: DOCUMENT_BYTES } = workerSettings("engine", { pdfjsDocumentBytes: 128 * 1024 * 1024 })

@@ -8,7 +8,7 @@ import { Config, Duration, Schema } from "effect"
 import { durationConfig } from "../../common/DurationConfig.ts"
 import { PdfAnnotation, PdfRect } from "../annotations/PdfAnnotation.ts"
 import { PdfFailure, PdfSourceFields } from "../engine/PdfRequest.ts"
-import { OutlineEntry } from "../outline/Outline.ts"
+import { OutlineEntry } from "../outline/OutlineEntry.ts"
 
 export class Transform extends Schema.TaggedRequest<Transform>()("Transform", {
   failure: PdfFailure,

@@ -33,7 +33,7 @@ import { DocumentResolver } from "../documents/DocumentResolver.ts"
 import { PdfEngine } from "../engine/PdfEngine.ts"
 import { type OrderRecord, Orders } from "../orders/Orders.ts"
 import { DocumentOutline } from "../outline/DocumentOutline.ts"
-import { moveBookmarks } from "../outline/Outline.ts"
+import { moveBookmarks } from "../outline/OutlineEntry.ts"
 import { Transform } from "./TransformRequests.ts"
 
 const REDACTIONS = new Set(["RedactText", "Redact"])

@@ -1,0 +1,67 @@
+/**
+ * The worker's bundle is split by feature (engine/WorkerBundle.ts, FeatureHandlers.ts): what a
+ * thread loads when it starts, and what it loads for its first page image or page text, names
+ * neither pdf.js nor pdf-lib (together about 170-250 ms of a thread's start, docs/page-images.md).
+ * Read from the built modules' own import declarations, as Node follows them.
+ */
+import { expect, it } from "@effect/vitest"
+import { parse } from "acorn"
+import { readdirSync, readFileSync, rmSync } from "node:fs"
+import * as path from "node:path"
+import { afterAll, beforeAll } from "vitest"
+import { buildWorkerBundle, type WorkerBundle } from "../../../src/services/broker/engine/WorkerBundle.ts"
+
+let bundle: WorkerBundle
+
+beforeAll(async () => {
+  bundle = await buildWorkerBundle(new URL("../../../src/layers/PdfWorker.ts", import.meta.url))
+}, 60_000)
+afterAll(() => rmSync(bundle.folder, { recursive: true, force: true }))
+
+/** The packages a module of the bundle loads before it runs: its static imports, followed through the bundle's own modules. */
+const packagesLoadedBy = (file: string) => {
+  const packages = new Set<string>()
+  const seen = new Set<string>()
+  const follow = (name: string) => {
+    if (seen.has(name)) return
+    seen.add(name)
+    const program = parse(readFileSync(path.join(bundle.folder, name), "utf8"), {
+      ecmaVersion: "latest",
+      sourceType: "module"
+    })
+    for (const node of program.body) {
+      const source = "source" in node && node.source && "value" in node.source ? node.source.value : undefined
+      if (typeof source !== "string") continue
+      if (source.startsWith("./")) follow(source.slice(2))
+      else if (!source.startsWith("node:")) packages.add(source)
+    }
+  }
+  follow(file)
+  return packages
+}
+
+const featureModule = (feature: string) => {
+  const name = readdirSync(bundle.folder).find((f) => f.startsWith(`${feature}-`) && f.endsWith(".mjs"))
+  expect(name, `the bundle has a module for ${feature}`).toBeDefined()
+  return name!
+}
+
+const PDF_LIBRARIES = ["pdfjs-dist/legacy/build/pdf.mjs", "pdf-lib"]
+
+it("a thread's start loads no PDF library", () => {
+  expect([...packagesLoadedBy("pdf-worker.mjs")]).toEqual([])
+})
+
+it("page images and page text load PDFium, never pdf.js or pdf-lib", () => {
+  for (const feature of ["PageWorker", "TextWorker"]) {
+    const loaded = packagesLoadedBy(featureModule(feature))
+    expect(loaded, feature).toContain("@embedpdf/pdfium")
+    for (const library of PDF_LIBRARIES) expect(loaded, feature).not.toContain(library)
+  }
+})
+
+it("the features that need pdf.js and pdf-lib load them with their first request", () => {
+  for (const feature of ["OutlineWorker", "AnnotationWorker", "TransformWorker"]) {
+    expect([...packagesLoadedBy(featureModule(feature))], feature).toEqual(expect.arrayContaining(PDF_LIBRARIES))
+  }
+})
