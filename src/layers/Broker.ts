@@ -23,6 +23,7 @@ import { DocumentInfo } from "../services/broker/documents/DocumentInfo.ts"
 import { DocumentRegistration } from "../services/broker/documents/DocumentRegistration.ts"
 import { DocumentResolver } from "../services/broker/documents/DocumentResolver.ts"
 import { engineWorkerSettings, PdfEngine, PdfWorkerSetup } from "../services/broker/engine/PdfEngine.ts"
+import { compiledPdfium, PDFIUM_MODULE_SETTING } from "../services/broker/engine/PdfiumModule.ts"
 import { Health } from "../services/broker/health/Health.ts"
 import { orderRunner } from "../services/broker/orders/OrderRunner.ts"
 import { Orders } from "../services/broker/orders/Orders.ts"
@@ -44,10 +45,11 @@ import { listen } from "./Listen.ts"
 import { servedApi } from "./ServedApi.ts"
 
 /** The PDF worker threads: the entry that runs every feature's handlers, and each feature's settings for them. */
-const PdfWorkerSetupLive = Layer.effect(
+export const PdfWorkerSetupLive = Layer.effect(
   PdfWorkerSetup,
   Effect.all({
     engine: engineWorkerSettings,
+    [PDFIUM_MODULE_SETTING]: compiledPdfium,
     signatures: signatureWorkerSettings,
     text: textWorkerSettings,
     transformations: transformWorkerSettings

@@ -22,12 +22,16 @@ export const tracemonkeyPage = () =>
     maxPixels: 60_000_000
   })
 
-export const trapEngineLayer = (config: ReadonlyArray<readonly [string, string]>) =>
+/** `settings` are added to the threads' (the engine's own and the broker's: PDFium's compiled module). */
+export const trapEngineLayer = (
+  config: ReadonlyArray<readonly [string, string]>,
+  settings: Readonly<Record<string, unknown>> = {}
+) =>
   PdfEngine.Default.pipe(
     Layer.provide(
       Layer.succeed(PdfWorkerSetup, {
         entry: new URL("./trap-worker.ts", import.meta.url),
-        settings: { engine: { pdfjsDocumentBytes: 16_000_000, openDocumentBytes: 1_100_000 } }
+        settings: { engine: { pdfjsDocumentBytes: 16_000_000, openDocumentBytes: 1_100_000 }, ...settings }
       })
     ),
     Layer.provide(NodeContext.layer),

@@ -1,16 +1,17 @@
 /**
  * Inside a PDF worker thread: PDFium, the PDF engine of Chromium, as WebAssembly (@embedpdf/pdfium).
  * It draws every page image (Rasterizer.ts) and reads page text (text/PdfiumText.ts); pdf.js still
- * reads the rest (outline, destinations, annotations, the analysis's page boxes). Loaded once per
- * thread, on first use, from the package's own .wasm file: nothing is fetched at run time.
+ * reads the rest (outline, destinations, annotations, the analysis's page boxes). Instantiated once
+ * per thread, on first use, from the module the broker compiled from the package's own .wasm file
+ * (PdfiumModule.ts): nothing is fetched at run time.
  *
  * Everything PDFium holds lives in the module's linear memory, which only grows: every allocation
  * here is freed and every handle closed in a `finally`. A WebAssembly trap leaves that memory in a
  * state nothing can trust, so the thread ends (see `withPdfium`).
  */
 import { init, type WrappedPdfiumModule } from "@embedpdf/pdfium"
-import { readFileSync } from "node:fs"
-import { createRequire } from "node:module"
+import { compilePdfium, PDFIUM_MODULE_SETTING } from "./PdfiumModule.ts"
+import { workerSettings } from "./WorkerSettings.ts"
 
 export type Pdfium = WrappedPdfiumModule
 
@@ -46,8 +47,17 @@ export const loadErrorText = (code: number) => LOAD_ERRORS[code] ?? `error ${cod
 let loaded: Promise<Pdfium> | undefined
 
 const load = async (): Promise<Pdfium> => {
-  const wasm = readFileSync(createRequire(import.meta.url).resolve("@embedpdf/pdfium/pdfium.wasm"))
-  const pdfium = await init({ wasmBinary: wasm.buffer.slice(wasm.byteOffset, wasm.byteOffset + wasm.byteLength) })
+  const compiled = workerSettings<WebAssembly.Module | undefined>(PDFIUM_MODULE_SETTING, undefined) ??
+    (await compilePdfium())
+  const pdfium = await new Promise<Pdfium>((resolve, reject) => {
+    init({
+      // Emscripten's hook for a module compiled elsewhere: instantiated here, its exports given back.
+      instantiateWasm: (imports: WebAssembly.Imports, receive: (instance: WebAssembly.Instance) => void) => {
+        WebAssembly.instantiate(compiled, imports).then(receive, reject)
+        return {}
+      }
+    }).then(resolve, reject)
+  })
   // The wrapper's own initialisation (FPDF_InitLibrary and its extensions): before any other call.
   pdfium.PDFiumExt_Init()
   return pdfium
