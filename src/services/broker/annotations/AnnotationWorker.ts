@@ -2,7 +2,8 @@
  * Inside a PDF worker thread: the pages' geometry and the file's own annotations (AnnotationRequests.ts).
  */
 import type { WorkerRunner } from "@effect/platform"
-import { attempt, loadWithPdfLib } from "../engine/WorkerDocuments.ts"
+import { loadWithPdfLib } from "../engine/PdfLibDocuments.ts"
+import { attempt } from "../engine/PdfRequest.ts"
 import { AnnotationBasis, type ReadAnnotations } from "./AnnotationRequests.ts"
 import { pageGeometries } from "./PageSpace.ts"
 import { readAnnotations } from "./PdfAnnotationReader.ts"

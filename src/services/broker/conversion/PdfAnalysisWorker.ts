@@ -3,8 +3,9 @@
  */
 import type { WorkerRunner } from "@effect/platform"
 import { Effect } from "effect"
+import { attempt } from "../engine/PdfRequest.ts"
 import { renderPage } from "../engine/Rasterizer.ts"
-import { attempt, open } from "../engine/WorkerDocuments.ts"
+import { open } from "../engine/WorkerDocuments.ts"
 import { type Analyze, PageBox, PdfSummary } from "./PdfAnalysis.ts"
 
 export const analysisHandlers: WorkerRunner.SerializedRunner.Handlers<Analyze> = {

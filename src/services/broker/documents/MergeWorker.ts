@@ -5,7 +5,8 @@ import type { WorkerRunner } from "@effect/platform"
 import { Effect } from "effect"
 import { writeFile } from "node:fs/promises"
 import { assemblePages } from "../engine/PdfAssembly.ts"
-import { attempt, loadWithPdfLib } from "../engine/WorkerDocuments.ts"
+import { loadWithPdfLib } from "../engine/PdfLibDocuments.ts"
+import { attempt } from "../engine/PdfRequest.ts"
 import type { MergePdfs } from "./MergeRequests.ts"
 
 export const mergeHandlers: WorkerRunner.SerializedRunner.Handlers<MergePdfs> = {

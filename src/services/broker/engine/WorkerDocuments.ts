@@ -1,18 +1,16 @@
 /**
- * Inside a PDF worker thread: the documents it keeps open with pdf.js (so that a request never
- * parses a file again), pdf-lib's loading, and how work on them fails. The features that read with
- * pdf.js or pdf-lib stand on this; page images and text (PDFium) do not, so that a thread loads
- * neither library until a request needs one (FeatureHandlers.ts).
+ * Inside a PDF worker thread: the documents it keeps open with pdf.js, so that a request never
+ * parses a file again. The features that read with pdf.js stand on this; the others do not, so that
+ * a thread loads pdf.js only for a request that needs it (FeatureHandlers.ts).
  */
 import { Effect } from "effect"
 import { statSync } from "node:fs"
 import { readFile } from "node:fs/promises"
-import { PDFDocument } from "pdf-lib"
 import * as pdfjs from "pdfjs-dist/legacy/build/pdf.mjs"
 import type { PDFDocumentProxy } from "pdfjs-dist/types/src/display/api.js"
 import { Lru } from "../../common/Lru.ts"
 import { pdfjsResources } from "./PdfJsSetup.ts"
-import { PdfOpenFailed, PdfOperationFailed, type PdfSource } from "./PdfRequest.ts"
+import { attempt, PdfOpenFailed, PdfOperationFailed, type PdfSource } from "./PdfRequest.ts"
 import { workerSettings } from "./WorkerSettings.ts"
 
 /** The engine's default (PdfEngine.ts), for a thread started without settings (a test's). */
@@ -62,24 +60,8 @@ export const open = (source: PdfSource) =>
     catch: classifyOpenError
   })
 
-/** Runs one step of PDF work; a failure says which step (`<what> failed: <why>`). */
-export const attempt = <A>(what: string, run: () => Promise<A>) =>
-  Effect.tryPromise({
-    try: run,
-    catch: (error) =>
-      new PdfOperationFailed({ message: `${what} failed: ${error instanceof Error ? error.message : String(error)}` })
-  })
-
 /** A page of an opened document, 0-based. */
 export const pageOf = (doc: PDFDocumentProxy, index: number) =>
   index < 0 || index >= doc.numPages
     ? Effect.fail(new PdfOperationFailed({ message: `Page ${index} is outside 0..${doc.numPages - 1}` }))
     : attempt(`Loading page ${index}`, () => doc.getPage(index + 1))
-
-/** A PDF for pdf-lib (reading its objects, writing new ones); encrypted files are read as they are. */
-export const loadWithPdfLib = async (bytesOrPath: string | Uint8Array) =>
-  PDFDocument.load(typeof bytesOrPath === "string" ? await readFile(bytesOrPath) : bytesOrPath, {
-    ignoreEncryption: true,
-    updateMetadata: false,
-    throwOnInvalidObject: false
-  })

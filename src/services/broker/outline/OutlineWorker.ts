@@ -6,7 +6,8 @@ import type { WorkerRunner } from "@effect/platform"
 import { Effect } from "effect"
 import type { PDFDocumentProxy } from "pdfjs-dist/types/src/display/api.js"
 import { Bookmark, NamedDestination } from "../../../schemas/broker/Content.ts"
-import { attempt, open } from "../engine/WorkerDocuments.ts"
+import { attempt } from "../engine/PdfRequest.ts"
+import { open } from "../engine/WorkerDocuments.ts"
 import type { ReadDestinations, ReadOutline } from "./OutlineRequests.ts"
 
 interface OutlineNode {
