@@ -7,7 +7,8 @@
  */
 import { expect, it } from "@effect/vitest"
 import { parse } from "acorn"
-import { readdirSync, readFileSync, rmSync } from "node:fs"
+import { spawnSync } from "node:child_process"
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs"
 import * as path from "node:path"
 import { afterAll, beforeAll } from "vitest"
 import { buildWorkerBundle, type WorkerBundle } from "../../../src/services/broker/engine/WorkerBundle.ts"
@@ -72,3 +73,27 @@ it("outline and annotations load only the library each reads with, with their fi
   // A transformation writes with pdf-lib: the walk finds what a module loads through the bundle's own.
   expect(packagesLoadedBy(featureModule("TransformWorker"))).toContain(pdfLib)
 })
+
+it(
+  "a new build removes the bundles of brokers no longer running, in either layout, and keeps a running one's",
+  async () => {
+    const cacheDir = path.dirname(bundle.folder)
+    // A process that has ended: its pid is (for the moment) nobody's.
+    const ended = spawnSync(process.execPath, ["-e", ""]).pid
+    const stale = [path.join(cacheDir, `pdf-worker-${ended}-0`), path.join(cacheDir, `pdf-worker-${ended}.mjs`)]
+    const running = path.join(cacheDir, "pdf-worker-1-0")
+    mkdirSync(stale[0]!, { recursive: true })
+    writeFileSync(stale[1]!, "")
+    mkdirSync(running, { recursive: true })
+    try {
+      const another = await buildWorkerBundle(new URL("../../../src/layers/PdfWorker.ts", import.meta.url))
+      rmSync(another.folder, { recursive: true, force: true })
+      expect(stale.filter((entry) => existsSync(entry))).toEqual([])
+      expect(existsSync(running)).toBe(true)
+      expect(existsSync(bundle.folder)).toBe(true)
+    } finally {
+      for (const entry of [...stale, running]) rmSync(entry, { recursive: true, force: true })
+    }
+  },
+  60_000
+)

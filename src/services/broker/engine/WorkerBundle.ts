@@ -19,10 +19,14 @@ import { isRunning } from "../../common/Processes.ts"
  */
 const EXTERNAL = ["sharp", "@napi-rs/canvas", "pdfjs-dist", "pdf-lib", "@embedpdf/pdfium"]
 
-/** Bundles left by brokers that were killed before they could remove theirs (about 5 MB each). */
+/**
+ * Bundles left by brokers that were killed before they could remove theirs (about 5 MB each): the
+ * folders of today's, and the single files (`pdf-worker-<pid>.mjs`) that brokers built before the
+ * bundle was split by feature.
+ */
 const removeStaleBundles = (cacheDir: string) => {
   for (const name of readdirSync(cacheDir)) {
-    const pid = /^pdf-worker-(\d+)-\d+$/.exec(name)?.[1]
+    const pid = /^pdf-worker-(\d+)(?:-\d+|\.mjs)$/.exec(name)?.[1]
     if (pid !== undefined && Number(pid) !== process.pid && !isRunning(Number(pid))) {
       rmSync(path.join(cacheDir, name), { recursive: true, force: true })
     }
