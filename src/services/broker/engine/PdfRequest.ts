@@ -1,8 +1,8 @@
 /**
  * What every request to the PDF engine shares: the PDF it is about (its content hash, the workers'
  * cache key, and a local file with its bytes), the two ways PDF work fails, and a step of that work
- * failing as one of them (`attempt`). Each feature defines
- * its own requests (`Schema.TaggedRequest`) with these fields and failures, beside its worker handlers.
+ * failing as one of them (`attempt`). Each feature defines its own requests
+ * (`Schema.TaggedRequest`) with these fields and failures, beside its worker handlers.
  */
 import { Effect, Schema } from "effect"
 import { FilterCode } from "../../../schemas/broker/PageImage.ts"
@@ -46,10 +46,10 @@ export const RenderSettingsFields = {
 export const RenderSettings = Schema.Struct(RenderSettingsFields)
 export type RenderSettings = typeof RenderSettings.Type
 
-/** Runs one step of PDF work; a failure says which step (`<what> failed: <why>`). */
+/** A step of PDF work that threw, as PdfOperationFailed saying which step (`<what> failed: <why>`). */
+export const stepFailed = (what: string, error: unknown) =>
+  new PdfOperationFailed({ message: `${what} failed: ${error instanceof Error ? error.message : String(error)}` })
+
+/** Runs one step of PDF work; a failure says which step (`stepFailed`). */
 export const attempt = <A>(what: string, run: () => Promise<A>) =>
-  Effect.tryPromise({
-    try: run,
-    catch: (error) =>
-      new PdfOperationFailed({ message: `${what} failed: ${error instanceof Error ? error.message : String(error)}` })
-  })
+  Effect.tryPromise({ try: run, catch: (error) => stepFailed(what, error) })

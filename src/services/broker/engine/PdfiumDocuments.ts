@@ -12,7 +12,7 @@ import { closeSync, fstatSync, openSync, readSync } from "node:fs"
 import { Lru } from "../../common/Lru.ts"
 import { FPDF_ERR_PASSWORD, free, heap, loadErrorText, malloc, type Pdfium, withPdfium } from "./Pdfium.ts"
 import { type PageOwner, PdfiumPages } from "./PdfiumPages.ts"
-import { PdfOpenFailed, PdfOperationFailed, type PdfSource } from "./PdfRequest.ts"
+import { PdfOpenFailed, type PdfSource, stepFailed } from "./PdfRequest.ts"
 import { workerSettings } from "./WorkerSettings.ts"
 
 /** The engine's default (PdfEngine.ts), for a thread started without settings (a test's). */
@@ -186,7 +186,5 @@ export const pdfiumStep = <A>(what: string, run: () => Promise<A>) =>
     catch: (error) =>
       error instanceof PdfiumOpenError
         ? new PdfOpenFailed({ reason: error.reason, message: error.message })
-        : new PdfOperationFailed({
-          message: `${what} failed: ${error instanceof Error ? error.message : String(error)}`
-        })
+        : stepFailed(what, error)
   })
