@@ -137,6 +137,31 @@ layer(viewerAndBroker(), { timeout: 180_000 })("the browser viewer, annotating",
       })
     ))
 
+  it.scoped("text selected while the annotations are still loading gets its menu once they are", () =>
+    withViewerTab((chrome, base) =>
+      Effect.gen(function*() {
+        const { tab } = yield* openedDocument(chrome, base, "pdf/tracemonkey.pdf", "&user=Alice")
+        yield* Effect.promise(async () => {
+          // The policy's answer held back, as a slow broker would, until the text is selected.
+          let release = () => {}
+          const held = new Promise<void>((resolve) => (release = resolve))
+          await tab.route(/\/annotationPolicy\?/, async (route) => {
+            await held
+            await route.continue()
+          })
+          await tab.reload()
+          await pagePainted(tab, 1)
+          await tab.locator("[data-action=annotate]").click()
+          await selectSpan(tab, "Trace-based")
+          await tab.waitForTimeout(300)
+          expect(await tab.locator("docstack-viewer .selection-menu").count()).toBe(0)
+          release()
+          await tab.locator("docstack-viewer .selection-menu [data-mark=Highlight]").click()
+          await drawn(tab, "Highlight").first().waitFor()
+        })
+      })
+    ))
+
   it.scoped("every annotation tool is reached and used with the keyboard alone", () =>
     withViewerTab((chrome, base) =>
       Effect.gen(function*() {

@@ -24,6 +24,8 @@ export class SelectionMenu implements ReactiveController {
   private at: { left: number; top: number } | null = null
   private frame = 0
   private pointerDown = false
+  /** Whether the last update found the store open to marks; a selection made before it was gets its menu when it is. */
+  private markable = false
 
   constructor(private readonly host: AnnotationViewer, private readonly annotations: AnnotationController) {
     host.addController(this)
@@ -46,6 +48,15 @@ export class SelectionMenu implements ReactiveController {
     document.addEventListener("selectionchange", this.onSelectionChange)
     document.addEventListener("pointerdown", this.onPointer, true)
     document.addEventListener("pointerup", this.onPointer, true)
+  }
+
+  hostUpdated() {
+    const store = this.annotations.store
+    const markable = store !== null && !store.readOnly
+    if (markable !== this.markable) {
+      this.markable = markable
+      this.onSelectionChange()
+    }
   }
 
   hostDisconnected() {
