@@ -8,7 +8,8 @@
  *     each pass asks for widths one pixel wider than the one before, so that it draws every page again
  *     rather than reading the first pass's images from the cache: both passes do the same work;
  *  3. after each pass, the server's VmRSS once SOAK_SETTLE_MS have passed without requests, and again
- *     at rest, SOAK_REST_MS after the pass, once the render workers have ended (RENDER_WORKER_IDLE).
+ *     at rest, SOAK_REST_MS after the pass, once the render workers beyond the first have ended and
+ *     the first has been replaced by a fresh one (RENDER_WORKER_IDLE).
  * The sampler (lib/proc.ts) reads the server's VmRSS every 100 ms; its peak and the process's own
  * VmHWM give the peak. Pages a file refuses (a password, a damaged file) are counted, not fatal.
  */
@@ -29,14 +30,14 @@ const SOAK_SETTLE_MS = 10_000
 /**
  * How long a new broker is left alone before its idle figure is read. Measured (a broker alone,
  * PGlite, ready about 9 s after spawn): 476 MiB 10 s after spawn, 455 at 20 s, 369 at 30 s, then
- * flat to 90 s. The first
- * seconds still hold the worker thread of the start-up health probes, which ends once they have
- * passed, and the start-up's garbage, which V8 gives back once the process has been idle a while.
+ * flat to 90 s (before one worker thread stayed, 2026-12-03). The first seconds still hold the
+ * start-up's garbage, which V8 gives back once the process has been idle a while.
  */
 const IDLE_MS = 30_000
 /**
- * When a pass's memory at rest is read: the render workers end after RENDER_WORKER_IDLE (60 s)
- * unused, and what the broker keeps is what remains once they have. The reading 10 s after a pass
+ * When a pass's memory at rest is read: the render workers beyond the first end after
+ * RENDER_WORKER_IDLE (60 s) unused, the first is then replaced by a fresh one, and what the broker
+ * keeps is what remains once they have. The reading 10 s after a pass
  * still holds both workers, and swings by hundreds of MiB with which files they last held open and
  * how far each one's WebAssembly memory grew (it never shrinks while the thread lives): 725, 872,
  * 489 MiB over three passes whose peaks stayed within 23 MiB. It stays in the report; the growth
@@ -294,7 +295,7 @@ export const renderSoakMarkdown = (s: SoakResults) =>
       s.maxPagesPerFile !== null ? `, at most ${s.maxPagesPerFile} pages per file (a smoke run)` : ""
     }. Settled RSS is read ${s.settleMs / 1000} s after a pass's last answer, RSS at rest ${
       s.restMs / 1000
-    } s after it, once the render workers have ended (RENDER_WORKER_IDLE, 60 s).`,
+    } s after it, once the render workers beyond the first have ended and the first has been replaced by a fresh one (RENDER_WORKER_IDLE, 60 s).`,
     "",
     table(
       ["Pass", "Page images", "Failed", "Time", "Peak RSS", "Settled RSS", "RSS at rest", "Threads at rest"],

@@ -1,7 +1,8 @@
 /**
- * The engine's worker threads start with the first request that needs one and end once unused for
- * RENDER_WORKER_IDLE: an idle broker holds none (each is about 60-110 MB), and the next request
- * starts one again. Health probes before the first real request leave no thread behind.
+ * The engine always holds one worker thread, so the first request after a quiet spell finds it
+ * started. Threads beyond it start on demand and end once unused for RENDER_WORKER_IDLE; the one
+ * that stays is replaced by a fresh one once it has done real work and then sat unused that long
+ * (a used thread holds the memory its documents grew). Health probes are not use.
  */
 import { expect, layer } from "@effect/vitest"
 import { Effect } from "effect"
@@ -9,49 +10,91 @@ import { PdfEngine } from "../../../src/services/broker/engine/PdfEngine.ts"
 import { pngSize } from "../../support/http.ts"
 import { tracemonkeyPage, trapEngineLayer } from "./trap-engine.ts"
 
-const engineLayer = trapEngineLayer([["RENDER_WORKERS", "2"], ["RENDER_WORKER_IDLE", "500 millis"]])
-
 const render = Effect.flatMap(PdfEngine, (engine) => engine.run(tracemonkeyPage()))
 const probe = Effect.flatMap(PdfEngine, (engine) => engine.probe(tracemonkeyPage()))
+const pause = (millis: number) => Effect.promise(() => new Promise((resolve) => setTimeout(resolve, millis)))
 
-/** The threads running once they have had up to 10 s to end (the count polled every 100 ms). */
-const threadsAfterWaiting = Effect.gen(function*() {
-  const engine = yield* PdfEngine
-  let running = yield* engine.threadsRunning
-  for (let attempt = 0; attempt < 100 && running > 0; attempt++) {
-    yield* Effect.promise(() => new Promise((resolve) => setTimeout(resolve, 100)))
-    running = yield* engine.threadsRunning
-  }
-  return running
-})
+/** Threads running and started once `done` holds, or after 10 s of polling every 100 ms. */
+const threadsOnce = (done: (running: number, started: number) => boolean) =>
+  Effect.gen(function*() {
+    const engine = yield* PdfEngine
+    const read = Effect.all({ running: engine.threadsRunning, started: engine.threadsStarted })
+    let threads = yield* read
+    for (let attempt = 0; attempt < 100 && !done(threads.running, threads.started); attempt++) {
+      yield* pause(100)
+      threads = yield* read
+    }
+    return threads
+  })
+
+const config = (idle: string) =>
+  trapEngineLayer([
+    ["RENDER_WORKERS", "2"],
+    ["RENDER_CONCURRENCY_PER_WORKER", "1"],
+    ["RENDER_WORKER_IDLE", idle]
+  ])
 
 // The pool counts idle time on the real clock (no test services in the layer); the test waits on it too.
-layer(engineLayer, { timeout: 60_000, excludeTestServices: true })("the engine's worker threads", (it) => {
-  it.effect("start on demand and end after RENDER_WORKER_IDLE unused", () =>
+layer(config("500 millis"), { timeout: 60_000, excludeTestServices: true })("the engine's worker threads", (it) => {
+  it.effect("keep one thread at rest, and replace it with a fresh one once used and then idle", () =>
+    Effect.gen(function*() {
+      expect(yield* threadsOnce((running) => running === 1)).toEqual({ running: 1, started: 1 })
+      // Never used: however long it waits, the first thread is the one that stays.
+      yield* pause(1500)
+      expect(yield* threadsOnce(() => true)).toEqual({ running: 1, started: 1 })
+
+      expect(pngSize(yield* render).width).toBe(200)
+      expect(yield* threadsOnce((_, started) => started === 2)).toEqual({ running: 1, started: 2 })
+      // The fresh thread has done no work: it is not replaced in turn.
+      yield* pause(1500)
+      expect(yield* threadsOnce(() => true)).toEqual({ running: 1, started: 2 })
+      expect(pngSize(yield* render).width).toBe(200)
+    }))
+
+  it.effect("end the threads beyond the first once unused, and then stay as they are", () =>
     Effect.gen(function*() {
       const engine = yield* PdfEngine
-      // The pool starts one thread with the engine (to report a worker that cannot start): it ends too.
-      expect(yield* threadsAfterWaiting).toBe(0)
-      expect(pngSize(yield* render).width).toBe(200)
-      expect(yield* engine.threadsRunning).toBe(1)
-      expect(yield* threadsAfterWaiting).toBe(0)
-      expect(pngSize(yield* render).width).toBe(200)
-      expect(yield* engine.threadsRunning).toBe(1)
+      const before = yield* threadsOnce((running) => running === 1)
+      // One request per thread: the second of two at once starts another thread.
+      yield* Effect.all([render, render], { concurrency: 2 })
+      expect(yield* engine.threadsStarted).toBeGreaterThan(before.started)
+      const after = yield* threadsOnce((running) => running === 1)
+      expect(after.running).toBe(1)
+      // The one left is fresh, or is replaced by a fresh one: after that, nothing starts or ends.
+      yield* pause(2500)
+      const settled = yield* threadsOnce(() => true)
+      yield* pause(1500)
+      expect(yield* threadsOnce(() => true)).toEqual(settled)
+      expect(settled.running).toBe(1)
     }))
 })
 
-// Threads that would stay for ten minutes unused: only the probe's own rule can end them in the test's time.
-const longIdleLayer = trapEngineLayer([["RENDER_WORKERS", "2"], ["RENDER_WORKER_IDLE", "10 minutes"]])
-
-layer(longIdleLayer, { timeout: 60_000, excludeTestServices: true })("health probes", (it) => {
-  it.effect("end the thread they used until the first real request, and never a warm one after it", () =>
+layer(config("500 millis"), { timeout: 60_000, excludeTestServices: true })("health probes", (it) => {
+  it.effect("do not count as use: a thread that ran only probes is kept", () =>
     Effect.gen(function*() {
-      const engine = yield* PdfEngine
-      expect(pngSize(yield* probe).width).toBe(200)
-      expect(yield* threadsAfterWaiting).toBe(0)
-      expect(pngSize(yield* render).width).toBe(200)
-      expect(pngSize(yield* probe).width).toBe(200)
-      yield* Effect.promise(() => new Promise((resolve) => setTimeout(resolve, 1000)))
-      expect(yield* engine.threadsRunning).toBe(1)
+      expect(yield* threadsOnce((running) => running === 1)).toEqual({ running: 1, started: 1 })
+      for (let round = 0; round < 4; round++) {
+        expect(pngSize(yield* probe).width).toBe(200)
+        yield* pause(500)
+      }
+      expect(yield* threadsOnce(() => true)).toEqual({ running: 1, started: 1 })
+    }))
+})
+
+layer(config("1 second"), { timeout: 60_000, excludeTestServices: true })("a used thread", (it) => {
+  it.effect("is kept while requests come closer together than RENDER_WORKER_IDLE, and probes do not keep it", () =>
+    Effect.gen(function*() {
+      expect(yield* threadsOnce((running) => running === 1)).toEqual({ running: 1, started: 1 })
+      for (let round = 0; round < 8; round++) {
+        expect(pngSize(yield* render).width).toBe(200)
+        yield* pause(400)
+      }
+      expect(yield* threadsOnce(() => true)).toEqual({ running: 1, started: 1 })
+      // Probes alone from here on: the used thread is replaced all the same.
+      for (let round = 0; round < 10; round++) {
+        expect(pngSize(yield* probe).width).toBe(200)
+        yield* pause(400)
+      }
+      expect(yield* threadsOnce(() => true)).toEqual({ running: 1, started: 2 })
     }))
 })

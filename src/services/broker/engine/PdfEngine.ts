@@ -47,7 +47,10 @@ export const PdfEngineConfig = Config.all({
   maxImagePixels: Config.integer("MAX_IMAGE_PIXELS").pipe(Config.withDefault(60_000_000)),
   /** The JavaScript heap of one worker thread: a file that would take more ends that thread only. */
   workerHeapMb: Config.integer("RENDER_WORKER_HEAP_MB").pipe(Config.withDefault(1024)),
-  /** Threads start on demand and end once unused this long (each holds about 60-110 MB). */
+  /**
+   * Threads beyond the first start on demand and end once unused this long (each holds about
+   * 60-110 MB); the one that stays is replaced by a fresh one once unused this long after real work.
+   */
   workerIdle: durationConfig("RENDER_WORKER_IDLE", Duration.seconds(60))
 })
 
@@ -91,8 +94,11 @@ export class PdfEngine extends Effect.Service<PdfEngine>()("docstack/PdfEngine",
       ({ folder }) => Effect.sync(() => rmSync(folder, { recursive: true, force: true }))
     )
     let threadsRunning = 0
+    let threadsStarted = 0
+    // One thread always: the first request after a quiet hour finds it started, its page and text
+    // code loaded and compiled by the health probes, instead of waiting 200-300 ms for a new one.
     const pool = yield* Worker.makePoolSerialized<Schema.TaggedRequest.All>({
-      minSize: 0,
+      minSize: 1,
       maxSize: Math.max(1, config.workers),
       concurrency: Math.max(1, config.concurrencyPerWorker),
       timeToLive: config.workerIdle
@@ -107,6 +113,7 @@ export class PdfEngine extends Effect.Service<PdfEngine>()("docstack/PdfEngine",
             resourceLimits: { maxOldGenerationSizeMb: config.workerHeapMb }
           })
           threadsRunning++
+          threadsStarted++
           thread.once("exit", () => threadsRunning--)
           return thread
         }
@@ -116,23 +123,19 @@ export class PdfEngine extends Effect.Service<PdfEngine>()("docstack/PdfEngine",
 
     const capacity = Math.max(1, config.workers) * Math.max(1, config.concurrencyPerWorker)
     let inFlight = 0
-    /** Requests other than the health probes since the engine started. */
-    let requestsServed = 0
+    /** Workers that have run a request other than a health probe: their memory grew with real documents. */
+    const usedWorkers = new WeakSet<object>()
+    let lastRequestEnded = Date.now()
 
     /**
      * The request on a worker of the pool. A worker whose thread stopped under it (out of memory on
      * a hostile file: Node ends that thread only) is replaced, and the request fails saying so; the
      * other requests go on. A message that would not cross to a worker is a bug (a defect).
      */
-    const onWorker = <R extends Schema.TaggedRequest.All>(request: R, endUnusedWorker: boolean) =>
+    const onWorker = <R extends Schema.TaggedRequest.All>(request: R, probe: boolean) =>
       Effect.scoped(Effect.gen(function*() {
         const worker = yield* pool.backing.get
-        // Ended when this scope closes, unless a request came in the meantime (see `probe`).
-        yield* Effect.addFinalizer(() =>
-          endUnusedWorker && inFlight === 1 && requestsServed === 0
-            ? Pool.invalidate(pool.backing, worker)
-            : Effect.void
-        )
+        if (!probe) usedWorkers.add(worker)
         return yield* (worker.executeEffect(request) as unknown as Effect.Effect<unknown, { readonly _tag?: string }>)
           .pipe(
             Effect.catchIf((e) => e._tag === "ParseError", (e) => {
@@ -161,12 +164,13 @@ export class PdfEngine extends Effect.Service<PdfEngine>()("docstack/PdfEngine",
       probe = false
     ): Result<R> =>
       Effect.acquireUseRelease(
-        Effect.sync(() => {
-          inFlight++
-          if (!probe) requestsServed++
-        }),
+        Effect.sync(() => inFlight++),
         () => onWorker(request, probe),
-        () => Effect.sync(() => inFlight--)
+        () =>
+          Effect.sync(() => {
+            inFlight--
+            if (!probe) lastRequestEnded = Date.now()
+          })
       ).pipe(
         Effect.timeoutFail({
           duration: timeout,
@@ -174,6 +178,27 @@ export class PdfEngine extends Effect.Service<PdfEngine>()("docstack/PdfEngine",
             new PdfOperationFailed({ message: `The PDF engine took longer than ${Duration.format(timeout)}` })
         })
       ) as unknown as Result<R>
+
+    /**
+     * The pool's own idle rule ends threads beyond the one it keeps. This replaces that one once it
+     * has done real work and then sat unused for RENDER_WORKER_IDLE: PDFium's memory never shrinks,
+     * and a fresh thread holds about 50 MB where a used one can hold hundreds. The pool starts the
+     * new thread at once; the next health probes load and compile its page and text code.
+     */
+    const idleMillis = Duration.toMillis(config.workerIdle)
+    const replaceUsedThread = Effect.scoped(Effect.gen(function*() {
+      const worker = yield* pool.backing.get
+      if (usedWorkers.has(worker)) yield* Pool.invalidate(pool.backing, worker)
+    })).pipe(Effect.ignore)
+    const replaceWhenQuiet = Effect.suspend(() => {
+      const quietFor = Date.now() - lastRequestEnded
+      if (quietFor < idleMillis) return Effect.sleep(idleMillis - quietFor)
+      // Taking a worker while a probe holds one, or while the pool is still ending the threads beyond
+      // its first, could make the pool start one more: look again shortly.
+      if (inFlight > 0 || threadsRunning > 1) return Effect.sleep(Duration.seconds(1))
+      return Effect.zipRight(replaceUsedThread, Effect.sleep(idleMillis))
+    })
+    yield* replaceWhenQuiet.pipe(Effect.forever, Effect.forkScoped)
 
     return {
       maxImagePixels: config.maxImagePixels,
@@ -187,15 +212,15 @@ export class PdfEngine extends Effect.Service<PdfEngine>()("docstack/PdfEngine",
       timeout: config.timeout,
       /** Requests running or waiting, per request slot of the pool: 1 means every slot is busy. */
       load: Effect.sync(() => inFlight / capacity),
-      /** Worker threads alive now: 0 once all ended after RENDER_WORKER_IDLE unused (the next request starts one). */
+      /** Worker threads alive now: 1 at rest, up to RENDER_WORKERS under load. */
       threadsRunning: Effect.sync(() => threadsRunning),
+      /** Worker threads started since the engine started (a replaced or trapped one counts its successor). */
+      threadsStarted: Effect.sync(() => threadsStarted),
       /** A request about one page or one lookup: bounded by RENDER_TIMEOUT. */
       run: <R extends Schema.TaggedRequest.All>(request: R): Result<R> => bounded(request, config.timeout),
       /**
-       * A health probe, as `run`. Until the first real request, the worker it used is ended after it
-       * (when nothing else is using it): a broker started and not yet used holds no worker thread,
-       * where the probes at start (and the thread the pool starts with) would keep one for
-       * RENDER_WORKER_IDLE. Once requests have come, a warm worker is never ended by a probe.
+       * A health probe, as `run`, but it does not count as use: a fresh thread that has run only
+       * probes is kept, and a probe does not keep a used thread from being replaced.
        */
       probe: <R extends Schema.TaggedRequest.All>(request: R): Result<R> => bounded(request, config.timeout, true),
       /** Whole-document work of an order (transformation outputs, comparisons, text difference): bounded by DOCUMENT_WORK_TIMEOUT. */

@@ -72,16 +72,6 @@ export class Health extends Effect.Service<Health>()("docstack/Health", {
     const states = yield* Ref.make<Record<string, ComponentState>>({})
     const everDown = new Set<Component>()
 
-    // The engine's probes start no worker thread of their own once passed: with none running (all
-    // ended after RENDER_WORKER_IDLE unused) the last result stands, and the next request starts one.
-    const engineComponents: ReadonlySet<Component> = new Set(["document-renderer", "document-text-handler"])
-    const idleEngine = (name: Component) =>
-      engineComponents.has(name)
-        ? Effect.all([Ref.get(states), engine.threadsRunning]).pipe(
-          Effect.map(([s, running]) => running === 0 && s[name]?.serviceStatus === "UP" ? s[name] : undefined)
-        )
-        : Effect.succeed(undefined)
-
     const check = (name: Component) =>
       checks[name].pipe(
         // A probe waits behind real work in the render queue: only a pool stuck past the render
@@ -103,12 +93,9 @@ export class Health extends Effect.Service<Health>()("docstack/Health", {
         )
       )
 
-    const runChecks = Effect.forEach(COMPONENTS, (name) =>
-      idleEngine(name).pipe(
-        Effect.flatMap((kept) => kept === undefined ? check(name) : Effect.succeed({ name, state: kept }))
-      ), { concurrency: "unbounded" }).pipe(
-        Effect.flatMap((results) => Ref.set(states, Object.fromEntries(results.map((r) => [r.name, r.state]))))
-      )
+    const runChecks = Effect.forEach(COMPONENTS, check, { concurrency: "unbounded" }).pipe(
+      Effect.flatMap((results) => Ref.set(states, Object.fromEntries(results.map((r) => [r.name, r.state]))))
+    )
 
     yield* runChecks.pipe(Effect.repeat(Schedule.spaced(interval)), Effect.forkScoped)
 
