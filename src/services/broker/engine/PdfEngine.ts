@@ -123,6 +123,8 @@ export class PdfEngine extends Effect.Service<PdfEngine>()("docstack/PdfEngine",
 
     const capacity = Math.max(1, config.workers) * Math.max(1, config.concurrencyPerWorker)
     let inFlight = 0
+    /** Of those, the requests other than health probes. */
+    let requestsInFlight = 0
     /** Workers that have run a request other than a health probe: their memory grew with real documents. */
     const usedWorkers = new WeakSet<object>()
     let lastRequestEnded = Date.now()
@@ -164,12 +166,17 @@ export class PdfEngine extends Effect.Service<PdfEngine>()("docstack/PdfEngine",
       probe = false
     ): Result<R> =>
       Effect.acquireUseRelease(
-        Effect.sync(() => inFlight++),
+        Effect.sync(() => {
+          inFlight++
+          if (!probe) requestsInFlight++
+        }),
         () => onWorker(request, probe),
         () =>
           Effect.sync(() => {
             inFlight--
-            if (!probe) lastRequestEnded = Date.now()
+            if (probe) return
+            requestsInFlight--
+            lastRequestEnded = Date.now()
           })
       ).pipe(
         Effect.timeoutFail({
@@ -212,6 +219,8 @@ export class PdfEngine extends Effect.Service<PdfEngine>()("docstack/PdfEngine",
       timeout: config.timeout,
       /** Requests running or waiting, per request slot of the pool: 1 means every slot is busy. */
       load: Effect.sync(() => inFlight / capacity),
+      /** Whether a request other than a health probe is running or waiting: work done ahead is done only when none is. */
+      busy: Effect.sync(() => requestsInFlight > 0),
       /** Worker threads alive now: 1 at rest, up to RENDER_WORKERS under load. */
       threadsRunning: Effect.sync(() => threadsRunning),
       /** Worker threads started since the engine started (a replaced or trapped one counts its successor). */

@@ -18,12 +18,19 @@ import { makeMemoryCache } from "../../common/MemoryCache.ts"
 import { pageImageName, Renditions } from "../conversion/Renditions.ts"
 import { DocumentResolver, processingFailed } from "../documents/DocumentResolver.ts"
 import { PdfEngine } from "../engine/PdfEngine.ts"
+import { DocumentText } from "../text/DocumentText.ts"
 import { RenderPage } from "./PageRequests.ts"
 
 export const PageImagesConfig = Config.all({
   maxPageImageWidth: Config.integer("MAX_PAGE_IMAGE_WIDTH").pipe(Config.withDefault(10_000)),
   /** The bytes of the PNGs kept in memory (the most recently used); every image is also kept on disk. */
-  pageImageMemoryCacheBytes: Config.integer("PAGE_IMAGE_MEMORY_CACHE_BYTES").pipe(Config.withDefault(64 * 1024 * 1024))
+  pageImageMemoryCacheBytes: Config.integer("PAGE_IMAGE_MEMORY_CACHE_BYTES").pipe(Config.withDefault(64 * 1024 * 1024)),
+  /**
+   * A page drawn at least this wide, when no other request is running or waiting, has its text positions
+   * read ahead (DocumentText.readAhead): the viewer's text layer asks for them next. Thumbnails,
+   * narrower, do not. Above MAX_PAGE_IMAGE_WIDTH, never.
+   */
+  textAheadMinWidth: Config.integer("TEXT_AHEAD_MIN_WIDTH").pipe(Config.withDefault(400))
 })
 
 export class PageImages extends Effect.Service<PageImages>()("docstack/PageImages", {
@@ -34,6 +41,17 @@ export class PageImages extends Effect.Service<PageImages>()("docstack/PageImage
     const blobs = yield* BlobStore
     const engine = yield* PdfEngine
     const { defaultDescriptor } = yield* Renditions
+    const text = yield* DocumentText
+    const scope = yield* Effect.scope
+
+    /** After a drawing: the page's text read ahead, in the background, when no other request is running or waiting. */
+    const readTextAhead = (hash: string, path: string, page: number, descriptor: PageImageDescriptor) =>
+      descriptor.width < config.textAheadMinWidth
+        ? Effect.void
+        : Effect.flatMap(
+          engine.busy,
+          (busy) => busy ? Effect.void : Effect.asVoid(Effect.forkIn(text.readAhead({ hash, path }, page), scope))
+        )
 
     /** The engine's drawing of a page of the PDF with this hash, kept in the derived cache. */
     const render = (hash: string, page: number, descriptor: PageImageDescriptor) =>
@@ -42,7 +60,9 @@ export class PageImages extends Effect.Service<PageImages>()("docstack/PageImage
         pageImageName(page, descriptor),
         blobs.localPath(hash).pipe(
           Effect.flatMap((path) =>
-            engine.run(new RenderPage({ hash, path, page, ...engine.renderSettings(descriptor) }))
+            engine.run(new RenderPage({ hash, path, page, ...engine.renderSettings(descriptor) })).pipe(
+              Effect.tap(() => readTextAhead(hash, path, page, descriptor))
+            )
           )
         )
       )
@@ -128,5 +148,11 @@ export class PageImages extends Effect.Service<PageImages>()("docstack/PageImage
       )
     }
   }),
-  dependencies: [DocumentResolver.Default, DerivedCache.Default, PdfEngine.Default, Renditions.Default]
+  dependencies: [
+    DocumentResolver.Default,
+    DerivedCache.Default,
+    PdfEngine.Default,
+    Renditions.Default,
+    DocumentText.Default
+  ]
 }) {}

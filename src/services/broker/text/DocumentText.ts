@@ -1,6 +1,7 @@
 /**
  * A document's text as the broker serves it: a page's text with positions (kept in the derived
- * cache), and search in a page, across the document, or for the pages that contain a text.
+ * cache, and read ahead for a page just drawn: see `readAhead`), and search in a page, across the
+ * document, or for the pages that contain a text.
  */
 import { Effect, Option } from "effect"
 import {
@@ -11,9 +12,11 @@ import {
 } from "../../../schemas/broker/Content.ts"
 import { DocumentIdRef, InvalidRequest } from "../../../schemas/broker/Document.ts"
 import { DerivedCache } from "../../common/DerivedCache.ts"
+import { makeMemoryCache } from "../../common/MemoryCache.ts"
 import { DocumentResolver, processingFailed } from "../documents/DocumentResolver.ts"
 import { PAGE_TEXT_ENGINE } from "../engine/PageEngine.ts"
 import { PdfEngine } from "../engine/PdfEngine.ts"
+import type { PdfSource } from "../engine/PdfRequest.ts"
 import type { DocumentRecord } from "../registry/DocumentRegistry.ts"
 import { ExtractText, SearchPages } from "./TextRequests.ts"
 import { compilePattern, InvalidSearchPattern } from "./TextSearch.ts"
@@ -38,10 +41,36 @@ const pageTextBody = (page: number, runs: Uint8Array) => {
 }
 
 export class DocumentText extends Effect.Service<DocumentText>()("docstack/DocumentText", {
-  effect: Effect.gen(function*() {
+  scoped: Effect.gen(function*() {
     const resolver = yield* DocumentResolver
     const derived = yield* DerivedCache
     const engine = yield* PdfEngine
+
+    /**
+     * The JSON of a page's runs, from the derived cache or read by the engine and kept there. Nothing
+     * is kept in memory: the cache only shares a reading, so that a request that comes while the
+     * page is being read ahead waits for that reading instead of starting its own.
+     */
+    const runs = yield* makeMemoryCache({
+      capacity: 0,
+      weigh: (json: Uint8Array) => json.byteLength,
+      lookup: (key: string) => {
+        const { page, ...pdf } = JSON.parse(key) as PdfSource & { readonly page: number }
+        const name = `t${page}_${PAGE_TEXT_ENGINE}.json`
+        return derived.get(pdf.hash, name).pipe(
+          Effect.map(Option.filter(isRunArray)),
+          Effect.flatMap(Option.match({
+            onSome: Effect.succeed,
+            onNone: () =>
+              engine.run(new ExtractText({ ...pdf, page })).pipe(
+                Effect.map((json) => utf8.encode(json)),
+                Effect.tap((json) => derived.put(pdf.hash, name, json))
+              )
+          }))
+        )
+      }
+    })
+    const runsOf = (pdf: PdfSource, page: number) => runs.get(JSON.stringify({ hash: pdf.hash, path: pdf.path, page }))
 
     /** Hits on `fromPage` to `toPage`; a pattern that does not compile is a 400 before any page is read. */
     const search = (doc: DocumentRecord, fromPage: number, toPage: number, options: SearchOptions) =>
@@ -67,15 +96,15 @@ export class DocumentText extends Effect.Service<DocumentText>()("docstack/Docum
         const doc = yield* resolver.ready(documentId)
         yield* resolver.checkPage(doc, page)
         const pdf = yield* resolver.pdfOf(doc)
-        const name = `t${page}_${PAGE_TEXT_ENGINE}.json`
-        const kept = (yield* derived.get(pdf.hash, name)).pipe(Option.filter(isRunArray))
-        if (Option.isSome(kept)) return pageTextBody(page, kept.value)
-        const runs = utf8.encode(
-          yield* engine.run(new ExtractText({ ...pdf, page })).pipe(Effect.mapError(processingFailed(doc.id)))
-        )
-        yield* derived.put(pdf.hash, name, runs)
-        return pageTextBody(page, runs)
+        return pageTextBody(page, yield* runsOf(pdf, page).pipe(Effect.mapError(processingFailed(doc.id))))
       }),
+
+      /**
+       * Reads a page's text positions into the derived cache, unless kept there already. PageImages
+       * calls it for a page it has just drawn when the engine has nothing else to do: the viewer
+       * asks for a page's text once its image has come, and then finds it read.
+       */
+      readAhead: (pdf: PdfSource, page: number) => Effect.ignore(runsOf(pdf, page)),
 
       searchPage: Effect.fn("DocumentText.searchPage")(
         function*(documentId: string, page: number, options: SearchOptions) {
