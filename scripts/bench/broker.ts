@@ -13,12 +13,15 @@
  *  6. the memory soak of issue 19 on a brand-new broker (broker/soak.ts): idle RSS after start, peak
  *     RSS over three passes of every page of the large files at two widths and of the whole corpus,
  *     and growth from one pass to the next (BENCH_SOAK=0 leaves it out);
+ *  7. a page image and a page's text positions after a quiet spell, on a broker of their own
+ *     (broker/after-quiet.ts), against cold `mutool draw` and `pdftotext -bbox` processes;
  * then repeats (1) on brand-new brokers (BENCH_FRESH_REPEATS in all) for more samples of the
  * fresh-upload figures. Settings and smoke runs: bench/README.md.
  */
 import { existsSync, mkdirSync, readFileSync, rmSync } from "node:fs"
 import { loadavg } from "node:os"
 import { join } from "node:path"
+import { measureAfterQuiet } from "./broker/after-quiet.ts"
 import {
   type BrokerBenchResults,
   type BrokerMemory,
@@ -515,8 +518,9 @@ export const runBrokerBench = async (options: BrokerBenchOptions): Promise<Broke
       firstImageAfterUploadMs: againImage.endedAt - again.endedAt
     }
 
-    const pageImages = await measurePageImages(options, broker, waitForQuiet)
+    // Text before the page images: a page the broker draws has its text read ahead (TEXT_AHEAD_MIN_WIDTH).
     const textPositions = await measureTextPositions(options, broker, first.documentId, waitForQuiet)
+    const pageImages = await measurePageImages(options, broker, waitForQuiet)
     const throughput = await measureThroughput(options, broker, first.documentId, waitForQuiet)
 
     const { serverHwmKiB } = await broker.stop()
@@ -537,6 +541,8 @@ export const runBrokerBench = async (options: BrokerBenchOptions): Promise<Broke
         log
       })
     }
+
+    const afterQuiet = await measureAfterQuiet(options, Math.max(2, options.runs))
 
     // ---- More fresh brokers for the upload figures -------------------------------------------
     for (let r = 2; r <= options.freshRepeats; r++) {
@@ -580,6 +586,7 @@ export const runBrokerBench = async (options: BrokerBenchOptions): Promise<Broke
         ...(soak ? soakTargets(soak) : [])
       ],
       soak,
+      afterQuiet,
       quietWaits,
       memoryTimeline
     }

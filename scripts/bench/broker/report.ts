@@ -7,6 +7,7 @@ import type { QuietWait } from "../lib/quiet.ts"
 import { cores, otherCoresOverall, phaseTable, spread, table, type Target, targetsTable } from "../lib/report.ts"
 import type { MachineFacts } from "../lib/section.ts"
 import { fmtRatio, median, mib, ms, ratio, type Summary } from "../lib/stats.ts"
+import { type AfterQuietResults, renderAfterQuietMarkdown } from "./after-quiet.ts"
 import { renderSoakMarkdown, type SoakResults } from "./soak.ts"
 
 export interface FreshUpload {
@@ -110,6 +111,8 @@ export interface BrokerBenchResults {
   readonly memoryTimeline: ReadonlyArray<MemorySample>
   /** The memory soak (broker/soak.ts); null when BENCH_SOAK=0. */
   readonly soak: SoakResults | null
+  /** The first requests after a quiet spell (broker/after-quiet.ts). */
+  readonly afterQuiet: AfterQuietResults
 }
 
 /** The figures table: the same in the report and on the console. */
@@ -496,5 +499,6 @@ export const renderBrokerMarkdown = (r: BrokerBenchResults, jsonName: string) =>
   lines.push(`The JSON holds a memory timeline (every 5th sample) of the main broker.`)
   lines.push("")
   if (r.soak) lines.push(renderSoakMarkdown(r.soak))
+  lines.push(renderAfterQuietMarkdown(r.afterQuiet))
   return lines.join("\n") + "\n"
 }
