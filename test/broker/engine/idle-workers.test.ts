@@ -14,6 +14,15 @@ const render = Effect.flatMap(PdfEngine, (engine) => engine.run(tracemonkeyPage(
 const probe = Effect.flatMap(PdfEngine, (engine) => engine.probe(tracemonkeyPage()))
 const pause = (millis: number) => Effect.promise(() => new Promise((resolve) => setTimeout(resolve, millis)))
 
+/** `rounds` page images drawn by `request` (a request or a probe), `gapMillis` apart. */
+const everyGap = (request: typeof render, rounds: number, gapMillis: number) =>
+  Effect.gen(function*() {
+    for (let round = 0; round < rounds; round++) {
+      expect(pngSize(yield* request).width).toBe(200)
+      yield* pause(gapMillis)
+    }
+  })
+
 /** Threads running and started once `done` holds, or after 10 s of polling every 100 ms. */
 const threadsOnce = (done: (running: number, started: number) => boolean) =>
   Effect.gen(function*() {
@@ -73,10 +82,7 @@ layer(config("500 millis"), { timeout: 60_000, excludeTestServices: true })("hea
   it.effect("do not count as use: a thread that ran only probes is kept", () =>
     Effect.gen(function*() {
       expect(yield* threadsOnce((running) => running === 1)).toEqual({ running: 1, started: 1 })
-      for (let round = 0; round < 4; round++) {
-        expect(pngSize(yield* probe).width).toBe(200)
-        yield* pause(500)
-      }
+      yield* everyGap(probe, 4, 500)
       expect(yield* threadsOnce(() => true)).toEqual({ running: 1, started: 1 })
     }))
 })
@@ -85,16 +91,10 @@ layer(config("1 second"), { timeout: 60_000, excludeTestServices: true })("a use
   it.effect("is kept while requests come closer together than RENDER_WORKER_IDLE, and probes do not keep it", () =>
     Effect.gen(function*() {
       expect(yield* threadsOnce((running) => running === 1)).toEqual({ running: 1, started: 1 })
-      for (let round = 0; round < 8; round++) {
-        expect(pngSize(yield* render).width).toBe(200)
-        yield* pause(400)
-      }
+      yield* everyGap(render, 8, 400)
       expect(yield* threadsOnce(() => true)).toEqual({ running: 1, started: 1 })
       // Probes alone from here on: the used thread is replaced all the same.
-      for (let round = 0; round < 10; round++) {
-        expect(pngSize(yield* probe).width).toBe(200)
-        yield* pause(400)
-      }
+      yield* everyGap(probe, 10, 400)
       expect(yield* threadsOnce(() => true)).toEqual({ running: 1, started: 2 })
     }))
 })
