@@ -8,33 +8,29 @@ import { expect, layer } from "@effect/vitest"
 import { Effect } from "effect"
 import { PdfEngine } from "../../../src/services/broker/engine/PdfEngine.ts"
 import { pngSize } from "../../support/http.ts"
+import { pollUntil } from "../../support/polling.ts"
+import { sleep } from "../../support/processes.ts"
 import { tracemonkeyPage, trapEngineLayer } from "./trap-engine.ts"
 
 const render = Effect.flatMap(PdfEngine, (engine) => engine.run(tracemonkeyPage()))
 const probe = Effect.flatMap(PdfEngine, (engine) => engine.probe(tracemonkeyPage()))
-const pause = (millis: number) => Effect.promise(() => new Promise((resolve) => setTimeout(resolve, millis)))
 
 /** `rounds` page images drawn by `request` (a request or a probe), `gapMillis` apart. */
 const everyGap = (request: typeof render, rounds: number, gapMillis: number) =>
   Effect.gen(function*() {
     for (let round = 0; round < rounds; round++) {
       expect(pngSize(yield* request).width).toBe(200)
-      yield* pause(gapMillis)
+      yield* sleep(gapMillis)
     }
   })
 
-/** Threads running and started once `done` holds, or after 10 s of polling every 100 ms. */
+/** Threads running and started once `done` holds, or after 10 s of polling. */
 const threadsOnce = (done: (running: number, started: number) => boolean) =>
-  Effect.gen(function*() {
-    const engine = yield* PdfEngine
-    const read = Effect.all({ running: engine.threadsRunning, started: engine.threadsStarted })
-    let threads = yield* read
-    for (let attempt = 0; attempt < 100 && !done(threads.running, threads.started); attempt++) {
-      yield* pause(100)
-      threads = yield* read
-    }
-    return threads
-  })
+  Effect.flatMap(PdfEngine, (engine) =>
+    pollUntil(
+      Effect.all({ running: engine.threadsRunning, started: engine.threadsStarted }),
+      ({ running, started }) => done(running, started)
+    ))
 
 const config = (idle: string) =>
   trapEngineLayer([
@@ -49,13 +45,13 @@ layer(config("500 millis"), { timeout: 60_000, excludeTestServices: true })("the
     Effect.gen(function*() {
       expect(yield* threadsOnce((running) => running === 1)).toEqual({ running: 1, started: 1 })
       // Never used: however long it waits, the first thread is the one that stays.
-      yield* pause(1500)
+      yield* sleep(1500)
       expect(yield* threadsOnce(() => true)).toEqual({ running: 1, started: 1 })
 
       expect(pngSize(yield* render).width).toBe(200)
       expect(yield* threadsOnce((_, started) => started === 2)).toEqual({ running: 1, started: 2 })
       // The fresh thread has done no work: it is not replaced in turn.
-      yield* pause(1500)
+      yield* sleep(1500)
       expect(yield* threadsOnce(() => true)).toEqual({ running: 1, started: 2 })
       expect(pngSize(yield* render).width).toBe(200)
     }))
@@ -70,9 +66,9 @@ layer(config("500 millis"), { timeout: 60_000, excludeTestServices: true })("the
       const after = yield* threadsOnce((running) => running === 1)
       expect(after.running).toBe(1)
       // The one left is fresh, or is replaced by a fresh one: after that, nothing starts or ends.
-      yield* pause(2500)
+      yield* sleep(2500)
       const settled = yield* threadsOnce(() => true)
-      yield* pause(1500)
+      yield* sleep(1500)
       expect(yield* threadsOnce(() => true)).toEqual(settled)
       expect(settled.running).toBe(1)
     }))

@@ -6,24 +6,15 @@ import { Effect } from "effect"
 import { brokerTestLayer, BrokerUrl } from "../../../src/layers/Test.ts"
 import { defaultBackend } from "../../support/backends.ts"
 import { call } from "../../support/http.ts"
-
-const waitFor = <A>(probe: Effect.Effect<A>, done: (a: A) => boolean) =>
-  Effect.gen(function*() {
-    for (let attempt = 0; attempt < 100; attempt++) {
-      const value = yield* probe
-      if (done(value)) return value
-      // Real time: it.effect runs on the test clock, where Effect.sleep would never end.
-      yield* Effect.promise(() => new Promise((resolve) => setTimeout(resolve, 100)))
-    }
-    throw new Error("condition not reached in 10 s")
-  })
+import { pollUntil } from "../../support/polling.ts"
 
 describe("administration", () => {
   layer(brokerTestLayer(defaultBackend.config), { timeout: 120_000 })("a healthy broker", (it) => {
     it.effect("is ready, and says so in its health records", () =>
       Effect.gen(function*() {
         const base = yield* BrokerUrl
-        const ready = yield* waitFor(call(`${base}/health/readiness`), (r) => r.status === 200)
+        const ready = yield* pollUntil(call(`${base}/health/readiness`), (r) => r.status === 200)
+        expect(ready.status).toBe(200)
         expect(ready.text).toBe("")
         const raw = yield* call(`${base}/health/records/raw`)
         expect(Object.keys(raw.json.serviceStates).sort()).toEqual([
@@ -71,7 +62,7 @@ describe("administration", () => {
       it.effect("answers 503 on readiness and shows the component DOWN", () =>
         Effect.gen(function*() {
           const base = yield* BrokerUrl
-          const raw = yield* waitFor(
+          const raw = yield* pollUntil(
             call(`${base}/health/records/raw`),
             (r) => r.json?.serviceStates?.["document-renderer"] !== undefined
           )
