@@ -20,6 +20,9 @@ layer(viewerAndBroker(), { timeout: 180_000 })("the browser viewer, annotating",
         const { id, tab } = yield* openedDocument(chrome, base, "pdf/tracemonkey.pdf", "&user=Alice")
         yield* Effect.promise(async () => {
           await tab.locator("[data-action=annotate]").click()
+          // The bar first: once it is drawn it pushes the pages down, and a selection made before
+          // that would be dragged across the line as it moves.
+          await tab.locator("docstack-annotation-bar .status", { hasText: "All changes saved" }).waitFor()
           // The title, selected with the mouse, highlighted from the menu over the selection.
           const title = await selectSpan(tab, "Trace-based")
           await tab.locator("docstack-viewer .selection-menu [data-mark=Highlight]").click()
