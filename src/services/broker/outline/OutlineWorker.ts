@@ -1,6 +1,9 @@
 /**
  * Inside a PDF worker thread: bookmarks and named destinations (OutlineRequests.ts), each resolved
- * to its page and, for a destination with a top, its position in the displayed page.
+ * to its page and, for a destination with a top, its position in the displayed page. Read with
+ * pdf.js, not PDFium: measured both ways, through the broker PDFium was level or slower, since the
+ * upload's analysis has already parsed the document in pdf.js (docs/page-images.md, "Outline and
+ * destinations").
  */
 import type { WorkerRunner } from "@effect/platform"
 import { Effect } from "effect"
