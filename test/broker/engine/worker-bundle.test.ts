@@ -3,7 +3,8 @@
  * thread loads when it starts, and what it loads for its first page image or page text, names
  * neither pdf.js nor pdf-lib (together about 170-250 ms of a thread's start, docs/page-images.md);
  * the outline loads pdf.js alone and the annotations pdf-lib alone.
- * Read from the built modules' own import declarations, as Node follows them.
+ * Read from the built modules' own import declarations, as Node follows them, and the packages
+ * they import on first use.
  */
 import { expect, it } from "@effect/vitest"
 import { parse } from "acorn"
@@ -20,7 +21,22 @@ beforeAll(async () => {
 }, 60_000)
 afterAll(() => rmSync(bundle.folder, { recursive: true, force: true }))
 
-/** The packages a module of the bundle loads before it runs: its static imports, followed through the bundle's own modules. */
+/** Every `import("<package>")` with a literal name anywhere in a module's code. */
+const packagesImportedLater = (node: unknown, into: Set<string>) => {
+  if (typeof node !== "object" || node === null) return
+  const { type, source } = node as { type?: unknown; source?: { value?: unknown } }
+  const name = source?.value
+  if (type === "ImportExpression" && typeof name === "string" && !name.startsWith(".") && !name.startsWith("node:")) {
+    into.add(name)
+  }
+  for (const child of Object.values(node)) packagesImportedLater(child, into)
+}
+
+/**
+ * The packages a module of the bundle loads: its static imports, followed through the bundle's own
+ * modules, and the packages those modules import on first use (`import("pdfjs-dist/…")`). The
+ * bundle's own modules imported on first use (each feature's, from the entry) are not followed.
+ */
 const packagesLoadedBy = (file: string) => {
   const packages = new Set<string>()
   const seen = new Set<string>()
@@ -37,6 +53,7 @@ const packagesLoadedBy = (file: string) => {
       if (source.startsWith("./")) follow(source.slice(2))
       else if (!source.startsWith("node:")) packages.add(source)
     }
+    packagesImportedLater(program, packages)
   }
   follow(file)
   return packages

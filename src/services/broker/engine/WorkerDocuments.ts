@@ -6,10 +6,9 @@
 import { Effect } from "effect"
 import { statSync } from "node:fs"
 import { readFile } from "node:fs/promises"
-import * as pdfjs from "pdfjs-dist/legacy/build/pdf.mjs"
 import type { PDFDocumentProxy } from "pdfjs-dist/types/src/display/api.js"
 import { Lru } from "../../common/Lru.ts"
-import { pdfjsResources } from "./PdfJsSetup.ts"
+import { loadPdfjs, pdfjsResources } from "./PdfJsSetup.ts"
 import { attempt, PdfOpenFailed, PdfOperationFailed, type PdfSource } from "./PdfRequest.ts"
 import { workerSettings } from "./WorkerSettings.ts"
 
@@ -47,7 +46,7 @@ export const open = (source: PdfSource) =>
     try: () => {
       const kept = openDocuments.get(source.hash)
       if (kept) return kept.doc
-      const doc = readFile(source.path).then((bytes) =>
+      const doc = Promise.all([loadPdfjs(), readFile(source.path)]).then(([pdfjs, bytes]) =>
         pdfjs.getDocument({
           ...pdfjsResources,
           data: new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.byteLength)
