@@ -19,26 +19,61 @@ export const pdfjsResources = {
 }
 
 /**
- * The thread's own JSON, kept before pdf.js loads. pdf.js's legacy build (the one Node 20 runs)
- * carries core-js polyfills, one of which replaces JSON.stringify for the whole thread, twice (once
- * for pdf.mjs, once for the worker code pdf.js runs in the same thread), to support JSON.rawJSON,
- * which Node 20 lacks and pdf.js never uses. Every JSON.stringify of the thread then passes each
- * value through two replacer functions: a page's text positions (tracemonkey p1, 62 kB of JSON)
- * took 1.45 ms instead of 0.37 ms warm, and in a CPU profile of a worker thread's first text
- * requests after an upload's analysis had loaded pdf.js, the wrappers took more time than PDFium.
+ * The functions of the thread's built-in objects, as they were before pdf.js loaded. pdf.js's
+ * legacy build (the one Node 20 runs) carries core-js polyfills: most add what Node 20 lacks
+ * (Promise.withResolvers, Uint8Array.fromBase64, iterator helpers), which pdf.js needs; a few
+ * replace what the thread has, for corner cases pdf.js never meets, and slow the whole thread
+ * down. Measured in Node 20 after loading pdf.mjs and its worker code: JSON.stringify replaced
+ * twice, for a JSON.rawJSON Node 20 lacks (a page's text positions, tracemonkey p1, 62 kB of JSON:
+ * 1.45 ms instead of 0.37 warm; in a CPU profile of a worker thread's first text requests after an
+ * upload's analysis had loaded pdf.js, the wrappers took more time than PDFium), JSON.parse,
+ * Array.prototype.push (a million pushes: 40 ms instead of 10) and Function.prototype.toString.
  */
-const threadJson = { parse: JSON.parse, stringify: JSON.stringify }
+const BUILT_INS: ReadonlyArray<object> = [
+  JSON,
+  Math,
+  Reflect,
+  Object,
+  Object.prototype,
+  Function.prototype,
+  Array,
+  Array.prototype,
+  String,
+  String.prototype,
+  Number,
+  Number.prototype,
+  Promise,
+  Promise.prototype,
+  Map.prototype,
+  Set.prototype,
+  ArrayBuffer.prototype,
+  Uint8Array,
+  Object.getPrototypeOf(Uint8Array.prototype) as object,
+  RegExp.prototype
+]
+const threadBuiltIns = BUILT_INS.map((builtIn) => [builtIn, Object.getOwnPropertyDescriptors(builtIn)] as const)
+
+/** Puts back every function of the built-ins that something replaced (what was added stays). */
+const restoreBuiltIns = () => {
+  for (const [builtIn, descriptors] of threadBuiltIns) {
+    for (const key of Reflect.ownKeys(descriptors)) {
+      const was = descriptors[key as keyof typeof descriptors] as PropertyDescriptor
+      if (typeof was.value !== "function") continue
+      if (Object.getOwnPropertyDescriptor(builtIn, key)?.value !== was.value) Object.defineProperty(builtIn, key, was)
+    }
+  }
+}
 
 let loaded: Promise<typeof import("pdfjs-dist/legacy/build/pdf.mjs")> | undefined
 
 /**
  * pdf.js, loaded on first use with its worker code (which pdf.js takes from `globalThis.pdfjsWorker`
- * instead of importing it on the first document), and the thread's own JSON given back after both.
+ * instead of importing it on the first document), and the thread's built-ins given back after both.
  */
 export const loadPdfjs = () =>
   loaded ??= (async () => {
     const pdfjs = await import("pdfjs-dist/legacy/build/pdf.mjs")
     ;(globalThis as { pdfjsWorker?: unknown }).pdfjsWorker = await import("pdfjs-dist/legacy/build/pdf.worker.mjs")
-    Object.assign(JSON, threadJson)
+    restoreBuiltIns()
     return pdfjs
   })()
