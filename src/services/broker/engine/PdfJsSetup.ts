@@ -1,6 +1,6 @@
 /**
  * How the PDF engine sets pdf.js up: one place, used by the worker threads and by tests that read
- * real documents the way the engine reads them.
+ * real documents the way the engine reads them; and how a worker thread loads it (`loadPdfjs`).
  */
 import { createRequire } from "node:module"
 import * as path from "node:path"
